@@ -1,0 +1,136 @@
+"""Fields derived from an abstract: the method's name, the headline, links.
+
+Seed abstracts carry no titles, so the results table shows a derived *name* (the method, model or
+benchmark the abstract introduces: "PARM", "WUDI-Merging", "S2-Track") and a *headline* (the first
+sentence). A paper that names no method gets no name rather than a wrong one.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from db.render import render_plain
+from db.text import one_line, sentences
+
+_URL_RE = re.compile(r"https?://[^\s<>\"'`{}\[\]]+", re.IGNORECASE)
+_CODE_HOSTS = ("github.com", "gitlab.com", "bitbucket.org", "codeberg.org", "huggingface.co",
+               "sourceforge.net", "git.")
+
+# Verbs with which an abstract introduces its own contribution ("we propose X", "called X").
+_TRIGGER_RE = re.compile(
+    r"\b(?:propos\w*|introduc\w*|present\w*|call(?:ed)?|nam(?:ed|e)|dub(?:bed)?|term(?:ed)?|"
+    r"coin(?:ed)?|develop\w*|design\w*|build|built|releas\w*)\b(?:\s+as)?",
+    re.IGNORECASE,
+)
+_TOKEN_RE = re.compile(r"\(?[A-Za-z0-9][\w\-+.]*[\w+]\)?|\(?[A-Za-z]\)?")
+_PAREN_NAME_RE = re.compile(r"\(([A-Za-z][\w\-+.]*[\w+])\)")
+# Abbreviations that abstracts define for the field, not for their own method.
+_FIELD_TERMS = {
+    "LLM", "LLMS", "VLM", "MLLM", "RL", "MARL", "NLP", "CV", "CNN", "RNN", "GNN", "GAN", "VAE", "MLP",
+    "VIT", "MOE", "SMOE", "SOTA", "AI", "AGI", "ML", "DNN", "LM", "PLM", "SGD", "GPU", "TPU", "API",
+    "RAG", "KL", "MDP", "POMDP", "IID", "OOD", "MOO", "MTL", "STL", "QA", "VQA", "ASR", "TTS", "OCR",
+    "MIL", "MOT", "ICL", "ICRL", "COT", "SFT", "RLHF", "DPO", "PPO", "LORA", "PEFT", "NAS", "IRL",
+    "DRL", "BERT", "GPT", "CLIP", "IMAGENET", "COCO", "PDE", "ODE", "SDE", "FL", "PFL", "KD", "L2D",
+}
+
+
+def urls(text: str) -> list[str]:
+    """Every http(s) link in ``text``, in order, without trailing punctuation, no duplicates."""
+    found: list[str] = []
+    for m in _URL_RE.finditer(text):
+        url = m.group(0).rstrip(".,;:!?*_")
+        while url.endswith(")") and url.count(")") > url.count("("):
+            url = url[:-1]
+        if url not in found:
+            found.append(url)
+    return found
+
+
+def code_url(links: list[str]) -> str | None:
+    """The code or project link among ``links``: a code host first, else the first link."""
+    for url in links:
+        host = url.split("/")[2].lower() if url.count("/") >= 2 else ""
+        if any(h in host for h in _CODE_HOSTS):
+            return url
+    return links[0] if links else None
+
+
+def headline(text: str, limit: int = 240) -> str:
+    """The abstract's first sentence, rendered to plain text, cut at ``limit`` characters."""
+    plain = one_line(render_plain(text))
+    first = sentences(plain)[0] if plain else ""
+    if len(first) > limit:
+        first = first[: limit - 1].rsplit(" ", 1)[0] + "…"
+    return first
+
+
+def method_name(text: str, is_word: Callable[[str], bool]) -> str | None:
+    """The name of the method/model/benchmark the abstract introduces, or None.
+
+    Looks in sentences with an introducing verb ("we propose", "called", "introduces the") for,
+    in order: a parenthesised single-word name after a capitalised phrase in the same clause
+    ("... Preference-aware ARM (PARM)"),
+    then the first name-like word after the verb (inner capitals or digits: "M3DT", "DipLLM",
+    "S2-Track"; or a capitalised non-dictionary word right after it: "Craftium"). Words the
+    abstract used before that sentence, and field-wide abbreviations (LLM, RL, ...), are skipped.
+    ``is_word`` tells whether a lower-case word is ordinary English.
+    """
+    plain = one_line(_strip_markup(text))
+    seen_before: set[str] = set()
+    for sentence in sentences(plain):
+        for trigger in _TRIGGER_RE.finditer(sentence):
+            tail = sentence[trigger.end():]
+            name = _paren_name(tail, seen_before) or _first_name_like(tail, seen_before, is_word)
+            if name:
+                return name
+        seen_before.update(t.strip("()") for t in _TOKEN_RE.findall(sentence))
+    return None
+
+
+def _strip_markup(text: str) -> str:
+    text = re.sub(r"\*\*?|(?<!\w)_|_(?!\w)", "", text)
+    text = re.sub(r"\\[A-Za-z]+\{([^{}]*)\}", r"\1", text)
+    return text
+
+
+def _paren_name(tail: str, seen: set[str]) -> str | None:
+    clause = re.split(r"[,;:]", tail, maxsplit=1)[0]  # "the iDPA framework, which has ... (IPG)"
+    for m in _PAREN_NAME_RE.finditer(clause):
+        words_before = clause[: m.start()].split()[-3:]
+        capitalised = sum(1 for w in words_before if w[:1].isupper())
+        name = m.group(1)
+        if capitalised >= 2 and _acceptable(name, seen) and (_name_like(name) or name[0].isupper()):
+            return name
+    return None
+
+
+def _first_name_like(tail: str, seen: set[str], is_word: Callable[[str], bool]) -> str | None:
+    for i, raw in enumerate(_TOKEN_RE.findall(tail)[:25]):
+        token = raw.strip("()").rstrip(".")
+        # "(LRMC)" after a lower-case phrase abbreviates a problem, not a method of the paper
+        if raw.startswith("(") or not _acceptable(token, seen):
+            continue
+        if _name_like(token):
+            return token
+        # "introduces Craftium, a ..." / "the Craftium platform": a new capitalised coinage
+        if i <= 1 and token[:1].isupper() and token.isalpha() and not is_word(token.lower()):
+            return token
+    return None
+
+
+def _acceptable(token: str, seen: set[str]) -> bool:
+    if token in seen or token.upper() in _FIELD_TERMS:
+        return False
+    if re.fullmatch(r"[A-Z]{2,}s", token):  # plural abbreviations (ARMs, LLMs) name a kind of thing
+        return False
+    return sum(ch.isalpha() for ch in token) >= 2 and len(token) >= 3
+
+
+def _name_like(token: str) -> bool:
+    """Capitals inside a word part (PARM, DipLLM, iDPA) or a capital next to a digit (M3DT)."""
+    parts = re.split(r"[-_.+]", token)
+    inner_caps = any(ch.isupper() for p in parts for ch in p[1:])
+    lower_start_caps = any(p[:1].islower() and any(c.isupper() for c in p) for p in parts)
+    has_digit = any(ch.isdigit() for ch in token) and any(ch.isupper() for ch in token)
+    return inner_caps or lower_start_caps or has_digit

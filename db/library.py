@@ -1,0 +1,249 @@
+"""``Library``: the one API both front ends use (open, sync, search, get, mark, undo, counts).
+
+One SQLite connection per thread (a front end may call from worker threads); WAL mode, a busy
+timeout and short write transactions let several processes share one data dir.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import threading
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from db import marks as marks_db
+from db import search as search_db
+from db import sync as sync_db
+from db.models import STATUSES, LibraryError, MarkChange, Paper, SearchResult, SyncReport
+from db.paths import DataPaths
+from db.schema import _move_aside, connect
+from db.seeds import shipped_seeds
+
+DEFAULT_LIMIT = 200
+
+
+def default_seed_paths() -> list[Path]:
+    """``$PAPERTRAY_SEEDS`` (paths separated by ``os.pathsep``), else the shipped seeds."""
+    env = os.environ.get("PAPERTRAY_SEEDS")
+    if env:
+        return [Path(p) for p in env.split(os.pathsep) if p]
+    return [shipped_seeds()]
+
+
+class Library:
+    """A reader's library: seed files, their index, and the reader's marks.
+
+    ``seeds`` are folders or files (default :func:`default_seed_paths`); ``data_dir`` holds both
+    database files (default: platformdirs, see :class:`db.paths.DataPaths`). Opening does not
+    sync; call :meth:`sync` (the CLI does at every command, the browser in the background).
+    Raises :class:`LibraryError` when the data folder or the marks file cannot be used.
+    """
+
+    def __init__(self, seeds: Sequence[str | os.PathLike[str]] | None = None,
+                 data_dir: str | os.PathLike[str] | None = None):
+        self.seed_paths = [Path(p) for p in seeds] if seeds else default_seed_paths()
+        self.paths = DataPaths.resolve(data_dir)
+        self._local = threading.local()
+        self._lock = threading.Lock()
+        self._connections: list[sqlite3.Connection] = []
+        self._vocabulary: search_db.Vocabulary | None = None
+        self.notices: list[str] = []
+        self._index()  # open now, so that a bad data dir fails here and not in a worker
+
+    # -- connections ---------------------------------------------------------------------
+    def _open(self) -> None:
+        index, marks, notices = connect(self.paths)
+        with self._lock:
+            self.notices += notices
+            self._connections += [index, marks]
+        self._local.index, self._local.marks = index, marks
+
+    def _index(self) -> sqlite3.Connection:
+        if getattr(self._local, "index", None) is None:
+            self._open()
+        return self._local.index
+
+    def _marks(self) -> sqlite3.Connection:
+        if getattr(self._local, "marks", None) is None:
+            self._open()
+        return self._local.marks
+
+    def close(self) -> None:
+        """Close every connection this library opened (in any thread)."""
+        with self._lock:
+            for conn in self._connections:
+                try:
+                    conn.close()
+                except sqlite3.Error:
+                    pass
+            self._connections.clear()
+        self._local = threading.local()
+
+    def __enter__(self) -> Library:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- sync ----------------------------------------------------------------------------
+    def needs_sync(self) -> bool:
+        """True when a seed file was added, removed or changed since the last sync (stat only)."""
+        return sync_db.index_is_stale(self._index(), self.seed_paths)
+
+    def sync(self, force: bool = False, progress: sync_db.Progress | None = None) -> SyncReport:
+        """Bring the index in step with the seed files; returns what changed.
+
+        Unchanged files are only stat()ed; ``force`` re-reads everything (marks are untouched).
+        Marks whose paper disappeared are re-attached to near-identical new papers or counted
+        as orphans. A damaged index is moved aside and rebuilt (said in ``report.notices``).
+        """
+        try:
+            report, added = sync_db.sync(self._index(), self.seed_paths, force, progress)
+        except sqlite3.DatabaseError as exc:
+            if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
+                raise LibraryError("the index is busy in another papertray; try again") from None
+            self._rebuild_after(exc)
+            report, added = sync_db.sync(self._index(), self.seed_paths, True, progress)
+        if added:
+            self._vocabulary = None
+            report.reattached = self._reattach(added)
+        elif report.did_change:
+            self._vocabulary = None
+        report.orphans = len(self.orphans())
+        with self._lock:
+            report.notices = self.notices + report.notices
+            self.notices = []
+        return report
+
+    def _rebuild_after(self, exc: Exception) -> None:
+        self.close()
+        moved = _move_aside(self.paths.index)
+        self.notices.append(f"the index was damaged ({exc}); moved it to {moved.name}; rebuilding")
+
+    def _reattach(self, added: list[str]) -> int:
+        orphan_ids = [row[0] for row in self.orphans()]
+        if not orphan_ids:
+            return 0
+        conn = self._index()
+        candidates = {}
+        for start in range(0, len(added), 500):
+            chunk = added[start:start + 500]
+            candidates.update(conn.execute(
+                f"SELECT id, abstract FROM papers WHERE id IN ({','.join('?' * len(chunk))})",
+                chunk).fetchall())
+        return marks_db.reattach(self._marks(), orphan_ids, candidates)
+
+    # -- reading -------------------------------------------------------------------------
+    def search(self, query: str = "", status: str | None = None, limit: int = DEFAULT_LIMIT,
+               offset: int = 0, typing: bool = False) -> SearchResult:
+        """Hits for ``query`` (the README's query language), best first, one page.
+
+        Returns at most ``limit`` hits after skipping ``offset``; ``total`` counts them all. An
+        empty query lists every paper in seed order. ``status`` (new/to-read/read) filters.
+        ``typing`` makes the last word a prefix. Never raises on query text.
+        """
+        if status not in (None, "all", *STATUSES):
+            raise LibraryError(f"unknown status {status!r}: use new, to-read or read")
+        limit = max(0, min(int(limit), 10_000))
+        offset = max(0, int(offset))
+        try:
+            return search_db.run(self._index(), query, status, limit, offset, self._vocab,
+                                 typing=typing)
+        except sqlite3.OperationalError as exc:
+            if "fts5" not in str(exc) and "MATCH" not in str(exc):
+                raise
+            return SearchResult(query, query, "could not run this query; showing nothing", 0, [])
+
+    def _vocab(self) -> search_db.Vocabulary:
+        if self._vocabulary is None:
+            self._vocabulary = search_db.Vocabulary.load(self._index())
+        return self._vocabulary
+
+    def resolve(self, prefix: str) -> str:
+        """The full id of the one paper whose id starts with ``prefix`` (case-insensitive).
+
+        Raises :class:`LibraryError` when no paper or more than one paper matches.
+        """
+        prefix = prefix.strip().lower()
+        if not prefix or not all(c in "0123456789abcdef" for c in prefix):
+            raise LibraryError(f"{prefix!r} is not a paper id (ids are hex, like 3fa2c01b)")
+        rows = self._index().execute(
+            "SELECT id FROM papers WHERE id >= ? AND id < ? LIMIT 2",
+            (prefix, prefix + "g")).fetchall()
+        if not rows:
+            raise LibraryError(f"no paper has an id starting with {prefix}")
+        if len(rows) > 1:
+            raise LibraryError(f"id prefix {prefix} is ambiguous; type more of it")
+        return rows[0][0]
+
+    def get(self, paper_id: str) -> Paper:
+        """The whole paper with this id or unique id prefix. Raises :class:`LibraryError`."""
+        full = self.resolve(paper_id)
+        conn = self._index()
+        row = conn.execute(search_db.paper_row_sql() + " WHERE p.id = ?", (full,)).fetchone()
+        if row is None:
+            raise LibraryError(f"no paper has the id {paper_id}")
+        return Paper(**search_db.paper_from_row(conn, row))
+
+    def counts(self) -> dict[str, int]:
+        """``{"all", "new", "to-read", "read"}``: papers in the index by status (from SQL)."""
+        conn = self._index()
+        total = conn.execute("SELECT count(*) FROM papers").fetchone()[0]
+        by_status = dict(conn.execute(
+            "SELECT k.status, count(*) FROM m.marks k JOIN papers p ON p.id = k.paper_id "
+            "GROUP BY k.status").fetchall())
+        to_read, read = by_status.get("to-read", 0), by_status.get("read", 0)
+        return {"all": total, "new": total - to_read - read, "to-read": to_read, "read": read}
+
+    def collections(self) -> dict[str, int]:
+        """Collection label → number of papers, largest first."""
+        return dict(self._index().execute(
+            "SELECT collection, count(*) FROM papers GROUP BY collection "
+            "ORDER BY count(*) DESC, collection").fetchall())
+
+    def orphans(self) -> list[tuple[str, str, str, str | None]]:
+        """Marks whose paper is not in the index: ``(paper_id, status, updated_at, label)``."""
+        return self._index().execute(
+            "SELECT paper_id, status, updated_at, label FROM m.marks k "
+            "WHERE NOT EXISTS (SELECT 1 FROM papers p WHERE p.id = k.paper_id) "
+            "ORDER BY updated_at").fetchall()
+
+    def stats(self) -> dict:
+        """The ``papertray stats --json`` shape (README): papers, entries, files, collections,
+        status counts, orphan marks and problem files."""
+        conn = self._index()
+        counts = self.counts()
+        return {
+            "papers": counts["all"],
+            "entries": conn.execute("SELECT count(*) FROM sources").fetchone()[0],
+            "files": conn.execute("SELECT count(*) FROM files WHERE status='loaded'").fetchone()[0],
+            "collections": self.collections(),
+            "status": {s: counts[s] for s in STATUSES},
+            "orphan_marks": len(self.orphans()),
+            "problems": [{"file": f, "reason": r} for f, r in conn.execute(
+                "SELECT display, reason FROM files WHERE status != 'loaded' ORDER BY display")],
+        }
+
+    # -- marks ---------------------------------------------------------------------------
+    def set_status(self, ids: Iterable[str], status: str) -> list[MarkChange]:
+        """Set the status of papers (ids or unique prefixes) in one undoable step.
+
+        Returns the changes made; papers already at ``status`` are skipped. Written at once
+        (no save step). Raises :class:`LibraryError` for an unknown id or status.
+        """
+        full = [self.resolve(i) for i in ids]
+        return marks_db.set_status(self._marks(), full, status, self._describe)
+
+    def undo(self) -> list[MarkChange]:
+        """Undo the latest marking step not yet undone; returns what changed ([] if nothing)."""
+        return marks_db.undo(self._marks(), self._describe)
+
+    def _describe(self, paper_id: str) -> tuple[str | None, str] | None:
+        row = self._index().execute("SELECT coalesce(name, title, headline), abstract "
+                                    "FROM papers WHERE id=?", (paper_id,)).fetchone()
+        return (row[0], row[1]) if row else None
+
+    def fts_ok(self) -> bool:
+        """FTS5's integrity-check of the index (True when the index is consistent)."""
+        return sync_db.fts_integrity_ok(self._index())

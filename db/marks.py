@@ -1,0 +1,177 @@
+"""Marks: the reader's statuses, their history, undo, and re-attaching marks after edits.
+
+Writes here run on a connection to ``marks.sqlite`` alone (``BEGIN IMMEDIATE`` locks only the
+marks file, so marking never waits for a long sync of the index). Each write is one short
+transaction. What a mark needs to know of its paper comes through a ``describe`` callback.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable, Iterable
+from datetime import UTC, datetime
+
+from db.models import LibraryError, MarkChange
+from db.text import normalize
+
+#: rapidfuzz ratio (0-100) above which an orphaned mark moves to a new abstract. A fixed typo or
+#: a changed link keeps an abstract above 95; two different papers score far below 70.
+REATTACH_MIN_RATIO = 90.0
+ANCHOR_CHARS = 1000
+
+
+#: ``describe(paper_id) -> (label, abstract)`` or None when the index has no such paper.
+Describe = Callable[[str], "tuple[str | None, str] | None"]
+
+
+def now() -> str:
+    """The current time as ISO 8601 UTC with microseconds (sorts as text)."""
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def anchor(abstract: str) -> str:
+    """What a mark remembers of its paper's text, to find it again after an edit."""
+    return normalize(abstract)[:ANCHOR_CHARS]
+
+
+def status_of(conn: sqlite3.Connection, paper_id: str) -> str:
+    row = conn.execute("SELECT status FROM marks WHERE paper_id=?", (paper_id,)).fetchone()
+    return row[0] if row else "new"
+
+
+def set_status(conn: sqlite3.Connection, ids: Iterable[str], status: str,
+               describe: Describe) -> list[MarkChange]:
+    """Set ``status`` on papers (ids must exist in the index); one undoable batch.
+
+    Returns the changes made (papers already at ``status`` are left out). Raises
+    :class:`LibraryError` for an unknown status.
+    """
+    if status not in ("new", "to-read", "read"):
+        raise LibraryError(f"unknown status {status!r}: use new, to-read or read")
+    changes: list[MarkChange] = []
+    stamp = now()
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        batch = _next_batch(conn)
+        for paper_id in dict.fromkeys(ids):
+            old = status_of(conn, paper_id)
+            if old == status:
+                continue
+            _write(conn, paper_id, status, stamp, describe)
+            conn.execute(
+                "INSERT INTO mark_events(batch, at, kind, paper_id, old_status, new_status) "
+                "VALUES (?,?,?,?,?,?)", (batch, stamp, "mark", paper_id, old, status))
+            changes.append(MarkChange(paper_id, old, status))
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    return changes
+
+
+def _next_batch(conn: sqlite3.Connection) -> int:
+    return conn.execute("SELECT coalesce(max(batch), 0) + 1 FROM mark_events").fetchone()[0]
+
+
+def _write(conn: sqlite3.Connection, paper_id: str, status: str, stamp: str,
+           describe: Describe) -> None:
+    if status == "new":
+        conn.execute("DELETE FROM marks WHERE paper_id=?", (paper_id,))
+        return
+    known = describe(paper_id)
+    label, text = (known[0], anchor(known[1])) if known else (None, None)
+    conn.execute(
+        "INSERT INTO marks(paper_id, status, updated_at, label, anchor) VALUES (?,?,?,?,?) "
+        "ON CONFLICT(paper_id) DO UPDATE SET status=excluded.status, updated_at=excluded.updated_at,"
+        " label=coalesce(excluded.label, label), anchor=coalesce(excluded.anchor, anchor)",
+        (paper_id, status, stamp, label, text))
+
+
+def undo(conn: sqlite3.Connection, describe: Describe) -> list[MarkChange]:
+    """Undo the latest batch of marks not yet undone (repeatable; survives restarts).
+
+    Returns the changes made by the undo (empty when there is nothing to undo). Marks that were
+    re-attached to an edited paper are undone on the paper they now belong to.
+    """
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        row = conn.execute(
+            "SELECT max(batch) FROM mark_events WHERE kind='mark' AND CAST(batch AS TEXT) NOT IN "
+            "(SELECT other FROM mark_events WHERE kind='undo')").fetchone()
+        if not row or row[0] is None:
+            conn.execute("COMMIT")
+            return []
+        undone_batch = row[0]
+        events = conn.execute(
+            "SELECT paper_id, old_status FROM mark_events WHERE batch=? AND kind='mark' "
+            "ORDER BY seq DESC", (undone_batch,)).fetchall()
+        batch, stamp = _next_batch(conn), now()
+        changes = []
+        for paper_id, old_status in events:
+            paper_id = _current_id(conn, paper_id)
+            current = status_of(conn, paper_id)
+            _write(conn, paper_id, old_status, stamp, describe)
+            conn.execute(
+                "INSERT INTO mark_events(batch, at, kind, paper_id, old_status, new_status, "
+                "other) VALUES (?,?,?,?,?,?,?)",
+                (batch, stamp, "undo", paper_id, current, old_status, str(undone_batch)))
+            changes.append(MarkChange(paper_id, current, old_status))
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    return changes
+
+
+def _current_id(conn: sqlite3.Connection, paper_id: str) -> str:
+    for _ in range(100):  # follow re-attachments; a cycle cannot occur but is bounded anyway
+        row = conn.execute(
+            "SELECT other FROM mark_events WHERE kind='reattach' AND paper_id=? "
+            "ORDER BY seq DESC LIMIT 1", (paper_id,)).fetchone()
+        if not row:
+            break
+        paper_id = row[0]
+    return paper_id
+
+
+def reattach(conn: sqlite3.Connection, orphan_ids: list[str], candidates: dict[str, str]) -> int:
+    """Move orphaned marks to near-identical new papers (rapidfuzz ratio >= REATTACH_MIN_RATIO).
+
+    ``orphan_ids`` are marked papers the index no longer has; ``candidates`` maps the ids of
+    papers a sync just added to their abstracts. A paper that already has a mark is never
+    overwritten. Each move is recorded in ``mark_events``. Returns how many marks moved.
+    """
+    if not orphan_ids or not candidates:
+        return 0
+    from rapidfuzz import fuzz, process
+
+    marked = {r[0] for r in conn.execute("SELECT paper_id FROM marks")}
+    texts = {pid: anchor(text) for pid, text in candidates.items() if pid not in marked}
+    wanted = set(orphan_ids)
+    lost = [row for row in conn.execute(
+        "SELECT paper_id, status, anchor FROM marks WHERE anchor IS NOT NULL") if row[0] in wanted]
+    moved = 0
+    stamp = now()
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        batch = _next_batch(conn)
+        for old_id, status, text in lost:
+            if not texts:
+                break
+            best = process.extractOne(text, texts, scorer=fuzz.ratio,
+                                      score_cutoff=REATTACH_MIN_RATIO)
+            if not best:
+                continue
+            new_id = best[2]
+            del texts[new_id]
+            conn.execute("UPDATE marks SET paper_id=? WHERE paper_id=?", (new_id, old_id))
+            conn.execute(
+                "INSERT INTO mark_events(batch, at, kind, paper_id, old_status, new_status, "
+                "other) VALUES (?,?,?,?,?,?,?)",
+                (batch, stamp, "reattach", old_id, status, status, new_id))
+            moved += 1
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    return moved

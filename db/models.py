@@ -1,0 +1,172 @@
+"""Small records shared by the data layer and both front ends (no behaviour, no I/O)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+#: The statuses a paper can have. ``new`` means "no mark row"; only the other two are stored.
+STATUSES = ("new", "to-read", "read")
+
+#: Characters of the id shown to people (like git's short hashes). Prefixes are accepted as input.
+SHORT_ID_LEN = 8
+
+
+class LibraryError(Exception):
+    """A problem a user can cause or fix (unknown id, unreadable data dir, bad status...).
+
+    The message is one line that says what to do; front ends print it as it is.
+    """
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    """Where a paper came from: the seed file (as shown to people) and its 1-based position in it."""
+
+    file: str
+    position: int
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    """One paper as the results table and ``papertray search --json`` show it.
+
+    ``score`` orders hits best first (negated bm25, so higher is better; 0.0 for list order).
+    ``title`` is None when the seed gives none; ``name`` is None when the abstract names no method.
+    """
+
+    id: str
+    name: str | None
+    title: str | None
+    headline: str
+    status: str
+    score: float
+    collection: str
+    code_url: str | None
+    sources: tuple[Source, ...] = ()
+
+    @property
+    def short_id(self) -> str:
+        return self.id[:SHORT_ID_LEN]
+
+    @property
+    def label(self) -> str:
+        """What identifies the paper in one word: its title, else its name, else its short id."""
+        return self.title or self.name or self.short_id
+
+    def to_json(self) -> dict:
+        """The JSON shape of a hit (a contract: documented in the README)."""
+        return {
+            "id": self.id,
+            "short_id": self.short_id,
+            "name": self.name,
+            "title": self.title,
+            "headline": self.headline,
+            "status": self.status,
+            "score": round(self.score, 6),
+            "collection": self.collection,
+            "code_url": self.code_url,
+            "sources": [{"file": s.file, "position": s.position} for s in self.sources],
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Paper(Hit):
+    """A whole paper: a hit plus the abstract (as stored, with Markdown/LaTeX) and all its links.
+
+    ``abstract_source`` is the text as it stands in the seed file (controls removed);
+    ``abstract_markup`` is the same with PDF line-break hyphenation repaired — front ends render it
+    with :func:`db.render.render_segments`.
+    """
+
+    abstract_source: str = ""
+    abstract_markup: str = ""
+    urls: tuple[str, ...] = ()
+
+    def to_json(self) -> dict:
+        from db.render import render_plain
+
+        data = Hit.to_json(self)
+        data["abstract"] = render_plain(self.abstract_markup)
+        data["abstract_source"] = self.abstract_source
+        data["urls"] = list(self.urls)
+        return data
+
+
+@dataclass(frozen=True, slots=True)
+class SearchResult:
+    """One page of hits for a query.
+
+    ``total`` counts every matching paper (not only this page). ``effective_query`` is what was run
+    after corrections and relaxations; ``notice`` is a one-line explanation when the query was
+    changed, or "" when it ran as typed. ``terms`` are the words to highlight in abstracts.
+    """
+
+    query: str
+    effective_query: str
+    notice: str
+    total: int
+    hits: list[Hit]
+    terms: tuple[str, ...] = ()
+
+    def to_json(self) -> dict:
+        return {
+            "query": self.query,
+            "effective_query": self.effective_query,
+            "notice": self.notice,
+            "total": self.total,
+            "hits": [h.to_json() for h in self.hits],
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class FileReport:
+    """What a sync did with one seed file. ``status`` is loaded|unchanged|removed|empty|error."""
+
+    path: str
+    status: str
+    entries: int = 0
+    reason: str = ""
+
+    def to_json(self) -> dict:
+        return {"path": self.path, "status": self.status, "entries": self.entries,
+                "reason": self.reason or None}
+
+
+@dataclass(slots=True)
+class SyncReport:
+    """What a sync changed. Counts are papers; ``seconds`` is wall time of the whole sync."""
+
+    papers: int = 0
+    added: int = 0
+    removed: int = 0
+    changed: int = 0
+    reattached: int = 0
+    orphans: int = 0
+    seconds: float = 0.0
+    files: list[FileReport] = field(default_factory=list)
+    notices: list[str] = field(default_factory=list)
+
+    @property
+    def did_change(self) -> bool:
+        return bool(self.added or self.removed or self.changed or self.reattached)
+
+    @property
+    def problems(self) -> list[FileReport]:
+        return [f for f in self.files if f.status in ("empty", "error")]
+
+    def to_json(self) -> dict:
+        return {
+            "papers": self.papers, "added": self.added, "removed": self.removed,
+            "changed": self.changed, "reattached": self.reattached, "orphans": self.orphans,
+            "seconds": round(self.seconds, 4), "files": [f.to_json() for f in self.files],
+            "notices": list(self.notices),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class MarkChange:
+    """One status change made by :meth:`db.Library.set_status` or undone by ``undo``."""
+
+    paper_id: str
+    old: str
+    new: str

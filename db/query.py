@@ -1,0 +1,182 @@
+"""The query language, parsed into a safe FTS5 expression. No input is an error.
+
+Syntax (README "Query syntax"): plain words (all must match; the last one is a prefix while
+typing), ``"exact phrase"``, ``-word`` / ``-"phrase"`` to exclude, ``word*`` prefix, ``a OR b``,
+and filters ``is:new|to-read|read``, ``has:code``, ``in:TEXT`` (collection or seed file).
+User text never reaches MATCH unquoted: every term becomes a quoted FTS5 string of the tokens
+the index's tokenizer would see, so ``c++``, ``NOT``, ``[CLS]`` and ``"`` are just text.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass, field
+
+from db.text import clean, fold
+
+_TOKEN_RE = re.compile(r"[^\W_]+")
+_PIECE_RE = re.compile(r'(-?)"([^"]*)("?)|(\S+)')
+STATUS_FILTERS = {"new": "new", "to-read": "to-read", "toread": "to-read", "unread": "new",
+                  "read": "read"}
+MAX_QUERY_CHARS = 2000  # longer input is cut: no one types more, and FTS5 cost grows with it
+MAX_TERMS = 32
+
+
+@dataclass(slots=True)
+class Term:
+    """One search term: the index tokens of a word or phrase (a phrase when more than one)."""
+
+    tokens: tuple[str, ...]
+    prefix: bool = False
+    negated: bool = False
+    or_group: int = 0  # terms joined by OR share a group number; 0 = not in a group
+
+    def fts(self) -> str:
+        return '"' + " ".join(self.tokens) + '"' + ("*" if self.prefix else "")
+
+    def text(self) -> str:
+        body = " ".join(self.tokens)
+        body = f'"{body}"' if len(self.tokens) > 1 else body
+        return ("-" if self.negated else "") + body + ("*" if self.prefix else "")
+
+
+@dataclass(slots=True)
+class Query:
+    """A parsed query: positive/negative terms, filters, and notices about what was ignored."""
+
+    terms: list[Term] = field(default_factory=list)
+    status: str | None = None
+    has_code: bool = False
+    within: list[str] = field(default_factory=list)
+    notices: list[str] = field(default_factory=list)
+
+    @property
+    def positive(self) -> list[Term]:
+        return [t for t in self.terms if not t.negated]
+
+    @property
+    def negative(self) -> list[Term]:
+        return [t for t in self.terms if t.negated]
+
+    def match_expression(self, mode: str = "all") -> str | None:
+        """The FTS5 MATCH text for the positive terms ("all" joins with AND, "any" with OR)."""
+        groups: dict[int, list[Term]] = {}
+        parts: list[str] = []
+        for term in self.positive:
+            if term.or_group:
+                if term.or_group not in groups:
+                    groups[term.or_group] = []
+                    parts.append(f"@{term.or_group}")
+                groups[term.or_group].append(term)
+            else:
+                parts.append(term.fts())
+        rendered = [
+            "(" + " OR ".join(t.fts() for t in groups[int(p[1:])]) + ")" if p.startswith("@") else p
+            for p in parts
+        ]
+        if not rendered:
+            return None
+        return (" AND " if mode == "all" else " OR ").join(rendered)
+
+    def exclusion_expression(self) -> str | None:
+        """FTS5 MATCH text matching any excluded term (papers to drop), or None."""
+        neg = self.negative
+        return " OR ".join(t.fts() for t in neg) if neg else None
+
+    def describe(self) -> str:
+        """The query as it will run, in the query language (for ``effective_query``)."""
+        words: list[str] = []
+        seen_groups: set[int] = set()
+        for term in self.terms:
+            if term.or_group and not term.negated:
+                if term.or_group in seen_groups:
+                    continue
+                seen_groups.add(term.or_group)
+                words.append(" OR ".join(t.text() for t in self.terms
+                                         if t.or_group == term.or_group and not t.negated))
+            else:
+                words.append(term.text())
+        if self.status:
+            words.append(f"is:{self.status}")
+        if self.has_code:
+            words.append("has:code")
+        words += [f"in:{w}" for w in self.within]
+        return " ".join(words)
+
+
+def tokens(text: str) -> tuple[str, ...]:
+    """The index tokens of ``text``: NFKC, case-folded, diacritics removed, split like unicode61."""
+    return tuple(_TOKEN_RE.findall(fold(text)))
+
+
+def parse(text: str, typing: bool = False) -> Query:
+    """Parse user text into a :class:`Query`. Never raises.
+
+    With ``typing`` the last word (when the text does not end in a space) becomes a prefix, so
+    results follow each keystroke. Words with no letters or digits (``*``, ``-``, ``"``) vanish.
+    """
+    q = Query()
+    text = unicodedata.normalize("NFKC", clean(text or ""))[:MAX_QUERY_CHARS]
+    pending_or = False
+    group_counter = 0
+    for m in _PIECE_RE.finditer(text):
+        if len(q.terms) >= MAX_TERMS:
+            q.notices.append(f"only the first {MAX_TERMS} words are used")
+            break
+        if m.group(4) is not None:
+            word = m.group(4)
+            if word == "OR":
+                if q.terms and not q.terms[-1].negated:
+                    pending_or = True
+                continue
+            if _filter(q, word):
+                pending_or = False
+                continue
+            negated = word.startswith("-") and len(word) > 1
+            body = word[1:] if negated else word
+            prefix = body.endswith("*")
+            toks = tokens(body)
+            if not toks:
+                continue
+            term = Term(toks, prefix=prefix and bool(toks), negated=negated)
+        else:
+            toks = tokens(m.group(2))
+            if not toks:
+                continue
+            term = Term(toks, negated=bool(m.group(1)))
+        if pending_or and not term.negated:
+            previous = q.terms[-1]
+            if not previous.or_group:
+                group_counter += 1
+                previous.or_group = group_counter
+            term.or_group = previous.or_group
+        pending_or = False
+        q.terms.append(term)
+    if typing and text and not text[-1].isspace() and q.terms:
+        last = q.terms[-1]
+        last_piece = text.split()[-1]
+        if not last.negated and not last_piece.endswith('"') and last_piece[-1:].isalnum():
+            last.prefix = True
+    return q
+
+
+def _filter(q: Query, word: str) -> bool:
+    key, sep, value = word.partition(":")
+    if not sep or key.lower() not in ("is", "has", "in"):
+        return False
+    key, value = key.lower(), value.strip()
+    if key == "is":
+        status = STATUS_FILTERS.get(value.lower())
+        if status:
+            q.status = status
+        else:
+            q.notices.append(f"unknown filter is:{value} ignored (use is:new, is:to-read, is:read)")
+    elif key == "has":
+        if value.lower() == "code":
+            q.has_code = True
+        else:
+            q.notices.append(f"unknown filter has:{value} ignored (use has:code)")
+    elif value:
+        q.within.append(value)
+    return True

@@ -1,0 +1,144 @@
+"""Render an abstract's Markdown emphasis and LaTeX for people, without trusting either.
+
+The stored text keeps ``*emphasis*``, ``**bold**``, ``$math$`` and ``\\textit{...}`` as written;
+front ends call :func:`render_segments` (styled runs) or :func:`render_plain` (one string).
+LaTeX goes through pylatexenc one span at a time, guarded: a span that fails, converts to nothing,
+is too long or takes too long is shown as its source text, so nothing is ever dropped.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from functools import lru_cache
+
+#: Styles of a rendered run: "" plain, "b" bold, "i" italic, "bi" both, "m" math.
+Segment = tuple[str, str]
+
+_MAX_LATEX_SPAN = 400  # characters; longer "math" is more likely a stray $ than a formula
+_LATEX_BUDGET_S = 0.5  # seconds for one span before we give up and show the source
+
+_TOKEN_RE = re.compile(
+    r"(?P<bold>\*\*(?=\S)(?P<bold_body>.+?)(?<=\S)\*\*)"
+    r"|(?P<ital>(?<![\w*])\*(?=[^\s*])(?P<ital_body>[^*\n]+?)(?<=[^\s*])\*(?![\w*]))"
+    r"|(?P<math>(?<!\\)\$(?P<math_body>[^$\n]{1,%d}?)(?<!\\)\$)"
+    r"|(?P<paren>\\\((?P<paren_body>.{1,%d}?)\\\))"
+    r"|(?P<cmd>\\(?P<cmd_name>textit|emph|textbf|textsc|texttt|text|mathrm|mathbf|mathcal|mathbb)"
+    r"\{(?P<cmd_body>[^{}]{0,%d})\})"
+    r"|(?P<macro>\\[A-Za-z]+(?:\{[^{}]{0,80}\})?)"
+    % (_MAX_LATEX_SPAN, _MAX_LATEX_SPAN, _MAX_LATEX_SPAN),
+    re.DOTALL,
+)
+_CMD_STYLE = {"textit": "i", "emph": "i", "textbf": "b", "textsc": "", "texttt": "", "text": ""}
+
+
+def render_segments(text: str) -> list[Segment]:
+    """Split ``text`` into styled runs: Markdown emphasis to bold/italic, LaTeX to Unicode.
+
+    Returns a list of ``(text, style)`` with adjacent runs of one style merged. Never raises;
+    whatever cannot be rendered is kept as its source text.
+    """
+    out: list[Segment] = []
+    _render_into(text, "", out, depth=0)
+    return _merge(out)
+
+
+def render_plain(text: str) -> str:
+    """``text`` rendered to plain Unicode (emphasis markers dropped, LaTeX converted)."""
+    return "".join(t for t, _ in render_segments(text))
+
+
+def _render_into(text: str, style: str, out: list[Segment], depth: int) -> None:
+    pos = 0
+    for m in _TOKEN_RE.finditer(text):
+        if m.start() > pos:
+            out.append((text[pos:m.start()], style))
+        pos = m.end()
+        kind = _kind(m)
+        if kind == "bold" and depth < 4:
+            _render_into(m.group("bold_body"), _add(style, "b"), out, depth + 1)
+        elif kind == "ital" and depth < 4:
+            _render_into(m.group("ital_body"), _add(style, "i"), out, depth + 1)
+        elif kind == "cmd" and m.group("cmd_name") in _CMD_STYLE:
+            inner_style = _add(style, _CMD_STYLE[m.group("cmd_name")])
+            _render_into(m.group("cmd_body"), inner_style, out, depth + 1)
+        elif kind in ("math", "paren", "cmd"):
+            out.append((latex_to_unicode(m.group(0)), _add(style, "m")))
+        elif kind == "macro":
+            out.append((latex_to_unicode(m.group(0)), style))
+        else:
+            out.append((m.group(0), style))
+    if pos < len(text):
+        out.append((text[pos:], style))
+
+
+def _kind(m: re.Match[str]) -> str:
+    for name in ("bold", "ital", "math", "paren", "cmd", "macro"):
+        if m.group(name) is not None:
+            return name
+    return ""
+
+
+def _add(style: str, flag: str) -> str:
+    if flag == "m":
+        return style or "m"
+    return "".join(sorted(set((style.replace("m", "")) + flag)))
+
+
+def _merge(segments: list[Segment]) -> list[Segment]:
+    merged: list[Segment] = []
+    for text, style in segments:
+        if not text:
+            continue
+        if merged and merged[-1][1] == style:
+            merged[-1] = (merged[-1][0] + text, style)
+        else:
+            merged.append((text, style))
+    return merged
+
+
+@lru_cache(maxsize=4096)
+def latex_to_unicode(source: str) -> str:
+    """Convert one LaTeX span (``$\\mathcal{G}$``, ``\\alpha``) to Unicode text.
+
+    Falls back to ``source`` when pylatexenc raises, returns only white space, drops most of the
+    letters, or takes longer than half a second (the conversion runs in a helper thread).
+    A bare ``%`` is text here, never a comment.
+    """
+    if len(source) > _MAX_LATEX_SPAN + 4:
+        return source
+    result: list[str] = []
+
+    def convert() -> None:
+        try:
+            from pylatexenc.latex2text import LatexNodes2Text
+
+            escaped = re.sub(r"(?<!\\)%", r"\\%", source)
+            result.append(_converter(LatexNodes2Text).latex_to_text(escaped))
+        except Exception:  # noqa: BLE001 - any failure of the converter means "show the source"
+            pass
+
+    worker = threading.Thread(target=convert, daemon=True)
+    worker.start()
+    worker.join(_LATEX_BUDGET_S)
+    if not result:
+        return source
+    text = re.sub(r"\s+", " ", result[0]).strip()
+    if not text or not _keeps_enough(source, text):
+        return source
+    return text
+
+
+_CONVERTERS: dict[type, object] = {}
+
+
+def _converter(cls):  # one LatexNodes2Text per process; building it costs ~10 ms
+    if cls not in _CONVERTERS:
+        _CONVERTERS[cls] = cls(math_mode="text", strict_latex_spaces=False)
+    return _CONVERTERS[cls]
+
+
+def _keeps_enough(source: str, text: str) -> bool:
+    """True when the conversion kept the digits the source had (a dropped "15" is a lost fact)."""
+    digits = sum(ch.isdigit() for ch in source)
+    return sum(ch.isdigit() for ch in text) >= digits

@@ -1,0 +1,173 @@
+"""The two SQLite files: their schemas, and opening them safely.
+
+``index.sqlite`` is derived from the seed files and may be deleted or rebuilt at any time.
+``marks.sqlite`` is the reader's own data: it is never rebuilt, and never overwritten when it
+cannot be read. The index connection ATTACHes the marks file as schema ``m``.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from pathlib import Path
+
+from db.models import LibraryError
+from db.paths import DataPaths, private_file
+
+#: Bump when the index's tables change; an index of another version is rebuilt from the seeds.
+INDEX_VERSION = 3
+BUSY_TIMEOUT_MS = 10_000
+
+# bm25 weights of the FTS columns (name, title, abstract): a word in the method's name or the
+# title says more about a paper than the same word somewhere in its abstract.
+BM25_WEIGHTS = (8.0, 8.0, 1.0)
+
+INDEX_DDL = """
+CREATE TABLE IF NOT EXISTS files (
+    path TEXT PRIMARY KEY,          -- absolute path of the seed file
+    display TEXT NOT NULL,          -- the file's name as shown to people
+    size INTEGER, mtime_ns INTEGER, sha256 TEXT,
+    status TEXT NOT NULL,           -- loaded | empty | error
+    entries INTEGER NOT NULL DEFAULT 0,
+    reason TEXT,
+    collection TEXT
+);
+CREATE TABLE IF NOT EXISTS papers (
+    rowid INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,        -- stable id: sha256 of the normalized abstract (db.text)
+    name TEXT, title TEXT,
+    headline TEXT NOT NULL,
+    abstract_source TEXT NOT NULL,  -- as in the seed file
+    abstract TEXT NOT NULL,         -- hyphenation repaired; Markdown/LaTeX kept
+    urls TEXT NOT NULL,             -- JSON list
+    code_url TEXT,
+    collection TEXT NOT NULL DEFAULT '',
+    first_file TEXT NOT NULL DEFAULT '',
+    first_pos INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX IF NOT EXISTS papers_seed_order ON papers(first_file, first_pos);
+CREATE TABLE IF NOT EXISTS sources (
+    file TEXT NOT NULL, position INTEGER NOT NULL, paper_id TEXT NOT NULL,
+    PRIMARY KEY (file, position)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS sources_paper ON sources(paper_id);
+CREATE TABLE IF NOT EXISTS vocab (term TEXT PRIMARY KEY, df INTEGER NOT NULL) WITHOUT ROWID;
+CREATE VIRTUAL TABLE IF NOT EXISTS papers_fts USING fts5(
+    name, title, abstract, content='papers', content_rowid='rowid',
+    tokenize='porter unicode61 remove_diacritics 2'
+);
+CREATE TRIGGER IF NOT EXISTS papers_ai AFTER INSERT ON papers BEGIN
+    INSERT INTO papers_fts(rowid, name, title, abstract)
+    VALUES (new.rowid, new.name, new.title, new.abstract);
+END;
+CREATE TRIGGER IF NOT EXISTS papers_ad AFTER DELETE ON papers BEGIN
+    INSERT INTO papers_fts(papers_fts, rowid, name, title, abstract)
+    VALUES ('delete', old.rowid, old.name, old.title, old.abstract);
+END;
+CREATE TRIGGER IF NOT EXISTS papers_au AFTER UPDATE OF name, title, abstract ON papers BEGIN
+    INSERT INTO papers_fts(papers_fts, rowid, name, title, abstract)
+    VALUES ('delete', old.rowid, old.name, old.title, old.abstract);
+    INSERT INTO papers_fts(rowid, name, title, abstract)
+    VALUES (new.rowid, new.name, new.title, new.abstract);
+END;
+"""
+
+MARKS_DDL = """
+CREATE TABLE IF NOT EXISTS marks (
+    paper_id TEXT PRIMARY KEY,
+    status TEXT NOT NULL CHECK (status IN ('to-read', 'read')),
+    updated_at TEXT NOT NULL,       -- ISO 8601 UTC; the newer mark wins when marks are merged
+    label TEXT,                     -- the paper's name or headline, for people reading orphans
+    anchor TEXT                     -- normalized start of the abstract, to re-attach the mark
+);
+CREATE TABLE IF NOT EXISTS mark_events (   -- append-only history; undo reads it
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    batch INTEGER NOT NULL,
+    at TEXT NOT NULL,
+    kind TEXT NOT NULL,             -- mark | undo | reattach
+    paper_id TEXT NOT NULL,
+    old_status TEXT NOT NULL,
+    new_status TEXT NOT NULL,
+    other TEXT                      -- reattach: the new paper id; undo: the batch undone
+);
+"""
+
+
+def connect(paths: DataPaths) -> tuple[sqlite3.Connection, sqlite3.Connection, list[str]]:
+    """Open both files; returns ``(index, marks, notices)``. Both are in autocommit mode.
+
+    ``index`` has the marks file attached as ``m`` (for reads that join statuses); ``marks``
+    is a connection to the marks file alone, for writes. A damaged or outdated index is moved
+    aside (``index.sqlite.broken-<time>``) and recreated empty, with a notice. A marks file that
+    cannot be read raises :class:`LibraryError` and is left untouched.
+    """
+    notices: list[str] = []
+    try:
+        paths.make_dirs()
+    except OSError as exc:
+        raise LibraryError(f"cannot create the data folder: {exc}") from None
+    marks = open_marks(paths.marks)
+    try:
+        index = _open_index(paths.index)
+    except sqlite3.DatabaseError as exc:
+        moved = _move_aside(paths.index)
+        notices.append(f"the index was damaged ({exc}); moved it to {moved.name}; rebuilding")
+        index = _open_index(paths.index)
+    index.execute("ATTACH DATABASE ? AS m", (str(paths.marks),))
+    return index, marks, notices
+
+
+def _connect(path: Path) -> sqlite3.Connection:
+    conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
+    conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+    return conn
+
+
+def _configure(conn: sqlite3.Connection) -> None:
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute("PRAGMA synchronous=NORMAL")
+
+
+def _open_index(path: Path) -> sqlite3.Connection:
+    private_file(path)
+    conn = _connect(path)
+    try:
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        has_tables = conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
+        if has_tables and version != INDEX_VERSION:
+            raise sqlite3.DatabaseError(f"index format {version}, expected {INDEX_VERSION}")
+        _configure(conn)
+        if not has_tables:  # every statement is IF NOT EXISTS: two processes may race here
+            conn.executescript(
+                f"BEGIN IMMEDIATE;{INDEX_DDL}PRAGMA user_version={INDEX_VERSION};COMMIT;")
+        conn.execute("SELECT count(*) FROM files").fetchone()
+    except sqlite3.DatabaseError:
+        conn.close()
+        raise
+    return conn
+
+
+def open_marks(path: Path) -> sqlite3.Connection:
+    """Open (or create, mode 0600) the marks file. Raises :class:`LibraryError` if unreadable."""
+    private_file(path)
+    conn = _connect(path)
+    try:
+        _configure(conn)
+        conn.executescript(f"BEGIN IMMEDIATE;{MARKS_DDL}COMMIT;")
+        conn.execute("SELECT count(*) FROM marks").fetchone()
+    except sqlite3.DatabaseError as exc:
+        conn.close()
+        raise LibraryError(
+            f"the marks file {path} cannot be read ({exc}); papertray will not overwrite it. "
+            "Move it away to start afresh, or restore a backup (see `papertray marks --help`)."
+        ) from None
+    return conn
+
+
+def _move_aside(path: Path) -> Path:
+    target = path.with_name(f"{path.name}.broken-{time.strftime('%Y%m%d-%H%M%S')}")
+    for suffix in ("", "-wal", "-shm"):
+        src = Path(str(path) + suffix)
+        if src.exists():
+            src.replace(Path(str(target) + suffix))
+    return target

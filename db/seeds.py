@@ -1,0 +1,165 @@
+"""Seed files: finding them, reading them, and parsing them into entries.
+
+The text format (DESIGN.md): line 1 is a header naming the collection, then one abstract per
+paragraph, paragraphs separated by blank lines. No titles, authors or ids.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from db.derive import code_url, headline, method_name, urls
+from db.text import DecodeError, decode, normalize, paper_id, repair_hyphenation
+
+#: File endings read as seed files. Other files in a seed folder are ignored (a README, say).
+SEED_SUFFIXES = (".txt",)
+
+_YEAR_RE = re.compile(r"(?<!\d)((?:19|20)\d\d)(?!\d)")
+_PARAGRAPH_RE = re.compile(r"\n[ \t]*\n\s*")
+_MAX_HEADER = 160  # characters: a longer first paragraph is an abstract, not a header
+
+
+class SeedError(Exception):
+    """A seed file that yields no papers. ``status`` is "empty" or "error"; str() is the reason."""
+
+    def __init__(self, status: str, reason: str):
+        super().__init__(reason)
+        self.status = status
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """One abstract as read from a seed file, with its derived fields."""
+
+    id: str
+    position: int
+    collection: str
+    abstract_source: str
+    abstract_markup: str
+    name: str | None
+    title: str | None
+    headline: str
+    urls: tuple[str, ...]
+    code_url: str | None
+
+
+def shipped_seeds() -> Path:
+    """The folder of seed files shipped with papertray (inside the wheel, or the checkout's)."""
+    here = Path(__file__).resolve().parent
+    packaged = here / "shipped_seeds"
+    return packaged if packaged.is_dir() else here.parent / "seeds"
+
+
+def discover(paths: list[Path]) -> tuple[list[Path], list[tuple[str, str]]]:
+    """Expand seed paths (folders and files) into the seed files to read, sorted, no duplicates.
+
+    Folders are searched recursively for ``*.txt``; hidden files and folders are skipped. Returns
+    ``(files, problems)``; a problem is ``(path, reason)`` for a path that does not exist or is
+    not a file or folder. A file named explicitly is read whatever its ending.
+    """
+    files: dict[str, Path] = {}
+    problems: list[tuple[str, str]] = []
+    for path in paths:
+        path = Path(os.path.expanduser(path))
+        if path.is_dir():
+            for root, dirs, names in os.walk(path, followlinks=False):
+                dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+                for name in names:
+                    if name.startswith(".") or not name.lower().endswith(SEED_SUFFIXES):
+                        continue
+                    file = Path(root) / name
+                    files.setdefault(str(file.absolute()), file.absolute())
+        elif path.is_file():
+            files.setdefault(str(path.absolute()), path.absolute())
+        elif path.is_symlink():
+            problems.append((str(path), "broken symbolic link"))
+        else:
+            problems.append((str(path), "no such file or folder"))
+    return [files[k] for k in sorted(files)], problems
+
+
+def collection_label(header: str) -> str:
+    """The collection a header names: "CONF YEAR" when it names a conference and year, else itself.
+
+    ``ICML 2025 Papers`` and ``ICML 2025 论文列表`` both give ``ICML 2025``; the conference is the
+    word before the year when it is an acronym-like word (two or more capitals: ICML, NeurIPS).
+    """
+    header = " ".join(header.split())
+    m = _YEAR_RE.search(header)
+    if m:
+        before = header[: m.start()].split()
+        if before and sum(ch.isupper() for ch in before[-1]) >= 2:
+            return f"{before[-1].strip(',:;-')} {m.group(1)}"
+    return header
+
+
+def parse_text(text: str, fallback_label: str) -> tuple[str, list[Entry]]:
+    """Parse decoded seed text into ``(collection, entries)``.
+
+    The first paragraph is the header when it is one short line; otherwise the file has no header
+    and ``fallback_label`` (the file's name) is the collection. Raises :class:`SeedError` with
+    status "empty" when there is no abstract.
+    """
+    paragraphs = [p.strip() for p in _PARAGRAPH_RE.split(text.strip())]
+    paragraphs = [p for p in paragraphs if p]
+    if not paragraphs:
+        raise SeedError("empty", "empty file")
+    first_lines = paragraphs[0].split("\n")
+    if len(first_lines[0]) <= _MAX_HEADER and not first_lines[0].rstrip().endswith("."):
+        collection = collection_label(first_lines[0])
+        rest = "\n".join(first_lines[1:]).strip()
+        paragraphs = ([rest] if rest else []) + paragraphs[1:]
+    else:
+        collection = fallback_label
+    if not paragraphs:
+        raise SeedError("empty", "header only, no abstracts")
+    entries = []
+    for position, para in enumerate(paragraphs, start=1):
+        source = " ".join(para.split())
+        markup = repair_hyphenation(source, is_english_word)
+        links = tuple(urls(source))
+        entries.append(Entry(
+            id=paper_id(source),
+            position=position,
+            collection=collection,
+            abstract_source=source,
+            abstract_markup=markup,
+            name=method_name(markup, is_english_word),
+            title=None,
+            headline=headline(markup),
+            urls=links,
+            code_url=code_url(list(links)),
+        ))
+    return collection, entries
+
+
+def parse_file(path: Path, data: bytes) -> tuple[str, list[Entry]]:
+    """Parse one seed file's bytes. Raises :class:`SeedError` (status and one-line reason)."""
+    if not data.strip():
+        raise SeedError("empty", "empty file")
+    try:
+        text = decode(data)
+    except DecodeError as exc:
+        raise SeedError("error", str(exc)) from None
+    return parse_text(text, path.stem)
+
+
+@lru_cache(maxsize=1)
+def _dictionary() -> frozenset[str]:
+    from spellchecker import SpellChecker  # ~0.15 s to load; only needed while parsing
+
+    return frozenset(SpellChecker(distance=1).word_frequency.keys())
+
+
+def is_english_word(word: str) -> bool:
+    """True when ``word`` (lower case) is in pyspellchecker's English dictionary."""
+    return word in _dictionary()
+
+
+def same_text(a: str, b: str) -> bool:
+    """True when two abstracts are the same paper (equal after :func:`normalize`)."""
+    return normalize(a) == normalize(b)

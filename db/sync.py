@@ -1,0 +1,258 @@
+"""Sync: bring the index in step with the seed files, touching only what changed.
+
+Fingerprints (DESIGN.md): a file whose size and mtime_ns are unchanged is not read at all; a
+touched file whose SHA-256 is unchanged is not parsed again; changed, added and removed files are
+applied in one write transaction, so a crash or kill leaves the previous index whole.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sqlite3
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from db.models import FileReport, SyncReport
+from db.seeds import Entry, SeedError, discover, parse_file
+from db.text import WORD_RE, fold
+
+#: Called as ``progress(done, total)`` with counts of seed files read so far.
+Progress = Callable[[int, int], None]
+
+
+@dataclass(slots=True)
+class _Planned:
+    path: Path
+    display: str
+    size: int
+    mtime_ns: int
+    sha256: str
+    status: str = "loaded"
+    reason: str = ""
+    collection: str = ""
+    entries: list[Entry] | None = None
+
+
+def terms_of(text: str) -> set[str]:
+    """The distinct words of ``text`` as the vocabulary stores them (folded, unstemmed)."""
+    lowered = text.casefold() if text.isascii() else fold(text)
+    return {w for w in WORD_RE.findall(lowered) if "_" not in w}
+
+
+def _display_names(files: list[Path]) -> dict[Path, str]:
+    """Short names for people: the file name, or parent/name when two files share a name."""
+    names = Counter(f.name for f in files)
+    return {f: f.name if names[f.name] == 1 else f"{f.parent.name}/{f.name}" for f in files}
+
+
+def plan_changes(conn: sqlite3.Connection, seed_paths: list[Path], force: bool = False,
+                 progress: Progress | None = None) -> tuple[list[_Planned], list[str],
+                                                            list[FileReport], bool]:
+    """Compare the seed files with the index. Reads only files whose stat changed.
+
+    Returns ``(to_apply, removed_paths, reports, touched)``: files to (re)load, files gone, a
+    report for every file, and whether some fingerprints only need their stat refreshed.
+    """
+    files, missing = discover(seed_paths)
+    known = {row[0]: row for row in conn.execute(
+        "SELECT path, size, mtime_ns, sha256, status, entries, reason, display FROM files")}
+    display = _display_names(files)
+    reports = [FileReport(path, "error", 0, reason) for path, reason in missing]
+    to_apply: list[_Planned] = []
+    touched = False
+    for done, path in enumerate(files, start=1):
+        key = str(path)
+        old = known.get(key)
+        try:
+            st = path.stat()
+            if old and not force and (old[1], old[2]) == (st.st_size, st.st_mtime_ns):
+                reports.append(FileReport(old[7], _shown(old[4]), old[5], old[6] or ""))
+                continue
+            with path.open("rb") as fh:
+                data = fh.read()
+        except OSError as exc:
+            # keep what the index has from it: an unreadable moment must not drop papers
+            reports.append(FileReport(display[path], "error", 0, exc.strerror or str(exc)))
+            continue
+        digest = hashlib.sha256(data).hexdigest()
+        planned = _Planned(path, display[path], st.st_size, st.st_mtime_ns, digest)
+        if old and not force and old[3] == digest:
+            touched = True
+            planned.entries = None
+            planned.status = "touched"
+            to_apply.append(planned)
+            reports.append(FileReport(old[7], _shown(old[4]), old[5], old[6] or ""))
+            continue
+        try:
+            planned.collection, planned.entries = parse_file(path, data)
+        except SeedError as exc:
+            planned.status, planned.reason, planned.entries = exc.status, str(exc), []
+        except (RecursionError, ValueError) as exc:
+            planned.status, planned.reason, planned.entries = "error", f"cannot parse: {exc}", []
+        to_apply.append(planned)
+        reports.append(FileReport(planned.display, planned.status, len(planned.entries),
+                                  planned.reason))
+        if progress:
+            progress(done, len(files))
+    current = {str(f) for f in files}
+    removed = [p for p in known if p not in current]
+    reports += [FileReport(known[p][7], "removed", 0, "") for p in removed]
+    return to_apply, removed, reports, touched
+
+
+def _shown(status: str) -> str:
+    return "unchanged" if status == "loaded" else status
+
+
+def apply_changes(conn: sqlite3.Connection, to_apply: list[_Planned], removed: list[str],
+                  report: SyncReport) -> list[str]:
+    """Write the planned changes in one IMMEDIATE transaction. Returns the ids of added papers.
+
+    Another process may have synced the same change while we waited for the lock: files whose
+    stored hash already equals ours are skipped, so two syncs never apply a change twice.
+    """
+    added_ids: list[str] = []
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        stored = {r[0]: r[1] for r in conn.execute("SELECT path, sha256 FROM files")}
+        changed_files: list[_Planned] = []
+        for p in to_apply:
+            if p.status == "touched" or stored.get(str(p.path)) == p.sha256:
+                conn.execute("UPDATE files SET size=?, mtime_ns=? WHERE path=?",
+                             (p.size, p.mtime_ns, str(p.path)))
+            else:
+                changed_files.append(p)
+        gone = [path for path in removed if path in stored]
+        affected: set[str] = set()
+        for path in [str(p.path) for p in changed_files] + gone:
+            affected.update(r[0] for r in conn.execute(
+                "SELECT paper_id FROM sources WHERE file=?", (path,)))
+            conn.execute("DELETE FROM sources WHERE file=?", (path,))
+        conn.executemany("DELETE FROM files WHERE path=?", [(p,) for p in gone])
+        new_entries: dict[str, Entry] = {}
+        for p in changed_files:
+            conn.execute(
+                "INSERT OR REPLACE INTO files(path, display, size, mtime_ns, sha256, status, "
+                "entries, reason, collection) VALUES (?,?,?,?,?,?,?,?,?)",
+                (str(p.path), p.display, p.size, p.mtime_ns, p.sha256, p.status,
+                 len(p.entries or ()), p.reason or None, p.collection))
+            rows = []
+            for e in p.entries or ():
+                new_entries.setdefault(e.id, e)
+                rows.append((str(p.path), e.position, e.id))
+            conn.executemany("INSERT OR IGNORE INTO sources(file, position, paper_id) "
+                             "VALUES (?,?,?)", rows)
+            affected.update(e.id for e in p.entries or ())
+        if affected:
+            added_ids = _apply_papers(conn, affected, new_entries, report)
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    return added_ids
+
+
+def _apply_papers(conn: sqlite3.Connection, affected: set[str], new_entries: dict[str, Entry],
+                  report: SyncReport) -> list[str]:
+    conn.execute("CREATE TEMP TABLE IF NOT EXISTS affected(id TEXT PRIMARY KEY)")
+    conn.execute("DELETE FROM temp.affected")
+    conn.executemany("INSERT INTO temp.affected(id) VALUES (?)", [(i,) for i in affected])
+    existing = {r[0] for r in conn.execute(
+        "SELECT id FROM papers WHERE id IN (SELECT id FROM temp.affected)")}
+    # papers whose last source went away
+    vocab: Counter[str] = Counter()
+    gone = conn.execute(
+        "SELECT id, name, title, abstract FROM papers WHERE id IN (SELECT id FROM temp.affected) "
+        "AND NOT EXISTS (SELECT 1 FROM sources s WHERE s.paper_id = papers.id)").fetchall()
+    for _id, name, title, abstract in gone:
+        vocab.subtract(terms_of(" ".join(filter(None, (name, title, abstract)))))
+    conn.executemany("DELETE FROM papers WHERE id=?", [(g[0],) for g in gone])
+    report.removed += len(gone)
+    added = [e for i, e in new_entries.items() if i not in existing]
+    conn.executemany(
+        "INSERT INTO papers(id, name, title, headline, abstract_source, abstract, urls, code_url)"
+        " VALUES (?,?,?,?,?,?,?,?)",
+        [(e.id, e.name, e.title, e.headline, e.abstract_source, e.abstract_markup,
+          json.dumps(list(e.urls)), e.code_url) for e in added])
+    for e in added:
+        vocab.update(terms_of(" ".join(filter(None, (e.name, e.title, e.abstract_markup)))))
+    report.added += len(added)
+    # a forced rebuild re-derives names and headlines of papers it already had
+    kept = [new_entries[i] for i in existing if i in new_entries]
+    cur = conn.executemany(
+        "UPDATE papers SET name=?, title=?, headline=?, abstract_source=?, abstract=?, urls=?, "
+        "code_url=? WHERE id=? AND (name IS NOT ? OR title IS NOT ? OR headline IS NOT ? "
+        "OR abstract IS NOT ? OR urls IS NOT ? OR code_url IS NOT ?)",
+        [(e.name, e.title, e.headline, e.abstract_source, e.abstract_markup, json.dumps(list(e.urls)),
+          e.code_url, e.id, e.name, e.title, e.headline, e.abstract_markup,
+          json.dumps(list(e.urls)), e.code_url) for e in kept])
+    report.changed += max(cur.rowcount, 0)
+    # where each affected paper now stands first (seed order) and which collection that is
+    conn.execute(
+        "UPDATE papers SET (first_file, first_pos) = (SELECT s.file, s.position FROM sources s "
+        "WHERE s.paper_id = papers.id ORDER BY s.file, s.position LIMIT 1) "
+        "WHERE id IN (SELECT id FROM temp.affected)")
+    conn.execute(
+        "UPDATE papers SET collection = coalesce((SELECT f.collection FROM files f "
+        "WHERE f.path = papers.first_file), '') WHERE id IN (SELECT id FROM temp.affected)")
+    _update_vocab(conn, vocab)
+    return [e.id for e in added]
+
+
+def _update_vocab(conn: sqlite3.Connection, delta: Counter[str]) -> None:
+    rows = [(t, n) for t, n in delta.items() if n]
+    conn.executemany(
+        "INSERT INTO vocab(term, df) VALUES (?, ?) "
+        "ON CONFLICT(term) DO UPDATE SET df = df + excluded.df", rows)
+    conn.execute("DELETE FROM vocab WHERE df <= 0")
+
+
+def sync(conn: sqlite3.Connection, seed_paths: list[Path], force: bool = False,
+         progress: Progress | None = None) -> tuple[SyncReport, list[str]]:
+    """Run a whole sync; returns the report (without mark re-attachment) and the added ids."""
+    started = time.perf_counter()
+    report = SyncReport()
+    if force:
+        _clear(conn)
+    to_apply, removed, report.files, _ = plan_changes(conn, seed_paths, force, progress)
+    added_ids: list[str] = []
+    if to_apply or removed:
+        added_ids = apply_changes(conn, to_apply, removed, report)
+    report.papers = conn.execute("SELECT count(*) FROM papers").fetchone()[0]
+    report.seconds = time.perf_counter() - started
+    return report, added_ids
+
+
+def _clear(conn: sqlite3.Connection) -> None:
+    """Forget every fingerprint so that the next plan reloads every file (marks untouched)."""
+    conn.execute("UPDATE files SET sha256 = NULL, size = NULL, mtime_ns = NULL")
+
+
+def fts_integrity_ok(conn: sqlite3.Connection) -> bool:
+    """FTS5's own integrity-check of the index against its content table."""
+    try:
+        conn.execute("INSERT INTO papers_fts(papers_fts, rank) VALUES ('integrity-check', 1)")
+        return True
+    except sqlite3.DatabaseError:
+        return False
+
+
+def index_is_stale(conn: sqlite3.Connection, seed_paths: list[Path]) -> bool:
+    """Cheap check (stat only, nothing read) whether a sync would have anything to do."""
+    files, _ = discover(seed_paths)
+    known = {r[0]: (r[1], r[2]) for r in conn.execute("SELECT path, size, mtime_ns FROM files")}
+    if set(known) != {str(f) for f in files}:
+        return True
+    for f in files:
+        try:
+            st = os.stat(f)
+        except OSError:
+            return True
+        if known[str(f)] != (st.st_size, st.st_mtime_ns):
+            return True
+    return False

@@ -1,0 +1,135 @@
+"""Text hygiene for seed files: decoding bytes, removing control characters, ids, hyphenation.
+
+Everything here is pure (no I/O, no database) so that it can be tested on single strings.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+from collections.abc import Callable
+
+# C0 controls except TAB/LF, DEL, C1 controls, and the bidi overrides that can reorder a terminal
+# line. CR is handled before this (line endings), so a lone CR never survives either.
+_CONTROL_RE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+_WS_RE = re.compile(r"\s+")
+
+
+class DecodeError(ValueError):
+    """The bytes are not text (binary junk); the message says why in a few words."""
+
+
+def decode(data: bytes) -> str:
+    """Decode a seed file's bytes to text with ``\\n`` line endings and no control characters.
+
+    Order: UTF-8 with BOM, UTF-16 with BOM, UTF-8, then cp1252 (Latin-1 for its five undefined
+    bytes). Raises :class:`DecodeError` when the bytes look binary: more than 10% of the decoded
+    characters are controls, or more than 1% of the bytes are NUL (a real text file has none).
+    """
+    if data.startswith(b"\xef\xbb\xbf"):
+        text = data[3:].decode("utf-8", errors="replace")
+    elif data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        text = data.decode("utf-16", errors="replace")
+    else:
+        if data and data.count(0) > max(1, len(data) // 100):
+            raise DecodeError("binary data (NUL bytes), not text")
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            text = _cp1252_or_latin1(data)
+    text = text.replace("\r\n", "\n").replace("\r", "\n").lstrip("\ufeff")
+    if text:
+        junk = sum(1 for ch in text if _CONTROL_RE.match(ch)) + text.count("\ufffd")
+        if junk > len(text) * 0.10:
+            raise DecodeError("binary data, not text")
+    return clean(text)
+
+
+def _cp1252_or_latin1(data: bytes) -> str:
+    try:
+        return data.decode("cp1252")
+    except UnicodeDecodeError:
+        return data.decode("latin-1")
+
+
+def clean(text: str) -> str:
+    """Remove control and escape characters (keeps ``\\n`` and turns TAB into a space).
+
+    ``ESC[2J`` becomes the harmless literal ``[2J``: the text survives, the terminal is safe.
+    """
+    return _CONTROL_RE.sub("", text.replace("\t", " "))
+
+
+def one_line(text: str) -> str:
+    """``text`` cleaned and with every run of white space (newlines too) folded to one space."""
+    return _WS_RE.sub(" ", clean(text)).strip()
+
+
+def normalize(text: str) -> str:
+    """The form used for ids and comparisons: NFKC, case-folded, white space collapsed."""
+    return _WS_RE.sub(" ", unicodedata.normalize("NFKC", text).casefold()).strip()
+
+
+def paper_id(text: str) -> str:
+    """Stable id of a paper: the first 16 hex digits of SHA-256 of :func:`normalize` ``(text)``.
+
+    Never a rowid (those move on rebuild); the same abstract in two files gets the same id.
+    """
+    return hashlib.sha256(normalize(text).encode("utf-8")).hexdigest()[:16]
+
+
+def fold(word: str) -> str:
+    """A word as the index's tokenizer sees it: NFKC, lower case, diacritics removed."""
+    decomposed = unicodedata.normalize("NFKD", unicodedata.normalize("NFKC", word).casefold())
+    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+
+
+WORD_RE = re.compile(r"\w+")
+
+# "single- and multi-agent": a suspended hyphen before a conjunction is not a line break.
+_SUSPENDED = {"and", "or", "nor", "to", "vs", "versus", "as", "but", "then"}
+_BROKEN_RE = re.compile(r"\b([^\W\d_]+)- ([^\W\d_]+)\b")
+
+
+def repair_hyphenation(text: str, is_word: Callable[[str], bool]) -> str:
+    """Repair line-break hyphenation left over from PDFs, only with evidence.
+
+    ``re- quires`` becomes ``requires`` when ``is_word("requires")``; ``large- scale`` becomes
+    ``large-scale`` when the joined form is not a known word; ``single- and multi-agent`` is left as
+    it is (a suspended hyphen). ``is_word`` receives the joined word in lower case.
+    """
+
+    def fix(m: re.Match[str]) -> str:
+        first, second = m.group(1), m.group(2)
+        if second.lower() in _SUSPENDED:
+            return m.group(0)
+        if is_word((first + second).lower()):
+            return first + second
+        return f"{first}-{second}"
+
+    return _BROKEN_RE.sub(fix, text)
+
+
+_ABBREV = ("e.g", "i.e", "et al", "etc", "vs", "cf", "fig", "eq", "sec", "resp", "approx", "no")
+_SENTENCE_END_RE = re.compile(r"(?<=[.!?])[\"')\]]?\s+(?=[\"'(\[]?[A-Z0-9$\\*])")
+
+
+def sentences(text: str) -> list[str]:
+    """Split prose into sentences: at ``.``/``!``/``?`` and a space before a capital or digit.
+
+    Does not split after common abbreviations (``e.g.``, ``et al.``) or single initials.
+    """
+    out: list[str] = []
+    start = 0
+    for m in _SENTENCE_END_RE.finditer(text):
+        before = text[start:m.start()].rstrip()
+        tail = before.rsplit(None, 1)[-1].lower().rstrip(".!?") if before else ""
+        if tail in _ABBREV or tail.endswith(_ABBREV[:3]) or (len(tail) == 1 and tail.isalpha()):
+            continue
+        out.append(text[start:m.start()].strip())
+        start = m.end()
+    rest = text[start:].strip()
+    if rest:
+        out.append(rest)
+    return [s for s in out if s]

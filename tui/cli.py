@@ -1,0 +1,273 @@
+"""The ``papertray`` command line. Every command syncs first (instant when nothing changed).
+
+JSON output (``--json``) is a contract documented in the README. A user error prints one line
+on stderr and exits 1; there are no tracebacks. Plain ``papertray`` opens the browser.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sqlite3
+import sys
+import textwrap
+
+import click
+
+from db import Library, LibraryError
+from db.text import one_line
+
+GLYPHS = {"new": "·", "to-read": "»", "read": "✓"}
+ASCII_GLYPHS = {"new": ".", "to-read": ">", "read": "x"}
+STATUS_CHOICE = click.Choice(["new", "to-read", "read"])
+
+
+def _glyph(status: str) -> str:
+    encoding = (sys.stdout.encoding or "").lower()
+    return (GLYPHS if "utf" in encoding else ASCII_GLYPHS)[status]
+
+
+def _width() -> int:
+    return max(40, shutil.get_terminal_size((100, 24)).columns)
+
+
+def _emit_json(data: object) -> None:
+    click.echo(json.dumps(data, ensure_ascii=False, indent=2))
+
+
+class Context:
+    """What the group's options give every command: a lazily opened, synced library."""
+
+    def __init__(self, seeds: tuple[str, ...], data_dir: str | None):
+        self.seeds = list(seeds) or None
+        self.data_dir = data_dir
+        self._library: Library | None = None
+
+    def library(self, sync: bool = True) -> Library:
+        if self._library is None:
+            self._library = Library(self.seeds, self.data_dir)
+            if sync:
+                report = self._library.sync()
+                for notice in report.notices:
+                    click.echo(f"papertray: {one_line(notice)}", err=True)
+        return self._library
+
+
+pass_context = click.make_pass_decorator(Context)
+
+
+@click.group(invoke_without_command=True, context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--seeds", "seeds", multiple=True, metavar="PATH",
+              help="A seed folder or file (repeatable). Default: $PAPERTRAY_SEEDS or the shipped "
+                   "seeds.")
+@click.option("--data-dir", metavar="DIR", envvar="PAPERTRAY_DATA_DIR",
+              help="Keep index.sqlite and marks.sqlite in DIR. Default: $PAPERTRAY_DATA_DIR or "
+                   "the platform's cache and data folders.")
+@click.version_option(package_name="papertray")
+@click.pass_context
+def cli(ctx: click.Context, seeds: tuple[str, ...], data_dir: str | None) -> None:
+    """papertray: search, skim and triage research-paper abstracts.
+
+    Without a command, opens the browser.
+    """
+    ctx.obj = Context(seeds, data_dir)
+    if ctx.invoked_subcommand is None:
+        from tui.app import run_app
+
+        run_app(ctx.obj.seeds, ctx.obj.data_dir)
+
+
+@cli.command()
+@click.option("--force", is_flag=True, help="Re-read every seed file (marks are kept).")
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@pass_context
+def sync(obj: Context, force: bool, as_json: bool) -> None:
+    """Load new and changed seed files into the index."""
+    library = obj.library(sync=False)
+    report = library.sync(force=force)
+    if as_json:
+        _emit_json(report.to_json())
+        return
+    for notice in report.notices:
+        click.echo(f"papertray: {one_line(notice)}", err=True)
+    for f in report.files:
+        reason = f" ({one_line(f.reason)})" if f.reason else ""
+        click.echo(f"{f.status:>9}  {f.entries:>5} entries  {one_line(f.path)}{reason}")
+    click.echo(f"{report.papers} papers: {report.added} added, {report.removed} removed, "
+               f"{report.changed} changed, {report.reattached} marks re-attached, "
+               f"{report.orphans} orphan marks ({report.seconds:.2f} s)")
+
+
+def _hit_line(hit, width: int) -> str:
+    label = one_line(hit.title or hit.name or "")
+    text = f"{hit.short_id}  {_glyph(hit.status)}  {label[:24]:<16}  {one_line(hit.headline)}"
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _print_result(result, as_json: bool) -> None:
+    if as_json:
+        _emit_json(result.to_json())
+        return
+    if result.notice:
+        click.echo(f"({one_line(result.notice)})", err=True)
+    width = _width() if sys.stdout.isatty() else 10_000
+    for hit in result.hits:
+        click.echo(_hit_line(hit, width))
+    shown = len(result.hits)
+    if shown < result.total:
+        click.echo(f"… {shown} of {result.total} shown (use --limit/--offset)", err=True)
+    elif not result.total:
+        click.echo("no papers match", err=True)
+
+
+@cli.command()
+@click.argument("query", nargs=-1)
+@click.option("--status", type=STATUS_CHOICE, help="Only papers with this status.")
+@click.option("--limit", type=click.IntRange(0, 10_000), default=20, show_default=True)
+@click.option("--offset", type=click.IntRange(0), default=0, show_default=True)
+@click.option("--json", "as_json", is_flag=True, help="Print hits as JSON.")
+@pass_context
+def search(obj: Context, query: tuple[str, ...], status: str | None, limit: int, offset: int,
+           as_json: bool) -> None:
+    """Search the papers (see the README's query syntax); best hits first."""
+    _print_result(obj.library().search(" ".join(query), status, limit, offset, typing=True),
+                  as_json)
+
+
+@cli.command(name="list")
+@click.option("--status", type=STATUS_CHOICE, help="Only papers with this status.")
+@click.option("--limit", type=click.IntRange(0, 10_000), default=50, show_default=True)
+@click.option("--offset", type=click.IntRange(0), default=0, show_default=True)
+@click.option("--json", "as_json", is_flag=True, help="Print papers as JSON.")
+@pass_context
+def list_(obj: Context, status: str | None, limit: int, offset: int, as_json: bool) -> None:
+    """List papers in seed order."""
+    _print_result(obj.library().search("", status, limit, offset), as_json)
+
+
+@cli.command()
+@click.argument("paper_id")
+@click.option("--json", "as_json", is_flag=True, help="Print the paper as JSON.")
+@pass_context
+def show(obj: Context, paper_id: str, as_json: bool) -> None:
+    """Show one paper (an id or a unique prefix of one) with its whole abstract."""
+    paper = obj.library().get(paper_id)
+    data = paper.to_json()
+    if as_json:
+        _emit_json(data)
+        return
+    width = min(_width(), 100)
+    head = [
+        ("id", paper.id), ("name", paper.name), ("title", paper.title),
+        ("status", paper.status), ("collection", paper.collection),
+        ("sources", ", ".join(f"{s.file}:{s.position}" for s in paper.sources)),
+        ("code", paper.code_url),
+    ]
+    for key, value in head:
+        if value:
+            click.echo(f"{key + ':':<12}{one_line(str(value))}")
+    click.echo()
+    click.echo(textwrap.fill(one_line(data["abstract"]), width=width))
+    other = [u for u in paper.urls if u != paper.code_url]
+    if other:
+        click.echo()
+        click.echo("links:      " + " ".join(one_line(u) for u in other))
+
+
+@cli.command()
+@click.argument("paper_ids", nargs=-1, required=True)
+@click.option("--read", "status", flag_value="read", help="Mark as read.")
+@click.option("--to-read", "status", flag_value="to-read", help="Mark as to-read.")
+@click.option("--new", "status", flag_value="new", help="Clear the mark (back to new).")
+@click.option("--json", "as_json", is_flag=True, help="Print the changes as JSON.")
+@pass_context
+def mark(obj: Context, paper_ids: tuple[str, ...], status: str | None, as_json: bool) -> None:
+    """Mark papers (ids or unique prefixes) read, to-read or new. Written at once."""
+    if status is None:
+        raise click.UsageError("say which status: --read, --to-read or --new")
+    changes = obj.library().set_status(paper_ids, status)
+    _print_changes(changes, as_json, f"marked {len(changes)} paper(s) {status}")
+
+
+@cli.command()
+@click.option("--json", "as_json", is_flag=True, help="Print the changes as JSON.")
+@pass_context
+def undo(obj: Context, as_json: bool) -> None:
+    """Undo the latest marking step (repeatable)."""
+    changes = obj.library().undo()
+    _print_changes(changes, as_json, f"undid {len(changes)} mark(s)" if changes
+                   else "nothing to undo")
+
+
+def _print_changes(changes, as_json: bool, summary: str) -> None:
+    if as_json:
+        _emit_json({"changed": [{"id": c.paper_id, "old": c.old, "new": c.new}
+                                for c in changes]})
+        return
+    click.echo(summary)
+    for c in changes:
+        click.echo(f"  {c.paper_id[:8]}  {c.old} → {c.new}")
+
+
+@cli.command()
+@click.option("--json", "as_json", is_flag=True, help="Print the statistics as JSON.")
+@pass_context
+def stats(obj: Context, as_json: bool) -> None:
+    """Counts of papers, entries, files, collections, statuses and problems."""
+    library = obj.library()
+    data = library.stats()
+    if as_json:
+        _emit_json(data)
+        return
+    s = data["status"]
+    click.echo(f"papers:       {data['papers']} ({data['entries']} entries in {data['files']} "
+               "files)")
+    click.echo(f"status:       {s['new']} new, {s['to-read']} to-read, {s['read']} read")
+    for label, n in data["collections"].items():
+        click.echo(f"collection:   {one_line(label)} ({n})")
+    click.echo(f"orphan marks: {data['orphan_marks']}")
+    for p in data["problems"]:
+        click.echo(f"problem:      {one_line(p['file'])}: {one_line(p['reason'] or '')}")
+    click.echo(f"index:        {library.paths.index}")
+    click.echo(f"marks:        {library.paths.marks}")
+
+
+@cli.command()
+@click.option("--json", "as_json", is_flag=True, help="Print the orphans as JSON.")
+@pass_context
+def orphans(obj: Context, as_json: bool) -> None:
+    """Marks whose paper is no longer in any seed file (kept, never deleted)."""
+    rows = obj.library().orphans()
+    if as_json:
+        _emit_json([{"id": r[0], "status": r[1], "updated_at": r[2], "label": r[3]}
+                    for r in rows])
+        return
+    for pid, status, updated, label in rows:
+        click.echo(f"{pid[:8]}  {status:<8} {updated[:19]}  {one_line(label or '')}")
+    if not rows:
+        click.echo("no orphan marks")
+
+
+def main() -> None:
+    """Console-script entry point: run the CLI, turning expected failures into one line."""
+    try:
+        cli.main(prog_name="papertray", standalone_mode=False)
+    except click.exceptions.Abort:
+        click.echo("papertray: interrupted", err=True)
+        sys.exit(130)
+    except click.ClickException as exc:
+        exc.show()
+        sys.exit(exc.exit_code)
+    except LibraryError as exc:
+        click.echo(f"papertray: {one_line(str(exc))}", err=True)
+        sys.exit(1)
+    except (sqlite3.Error, OSError) as exc:
+        if isinstance(exc, BrokenPipeError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            sys.exit(0)
+        click.echo(f"papertray: {one_line(str(exc))}", err=True)
+        sys.exit(1)
+    except KeyboardInterrupt:
+        click.echo("papertray: interrupted", err=True)
+        sys.exit(130)
