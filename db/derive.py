@@ -24,14 +24,16 @@ _TRIGGER_RE = re.compile(
     re.IGNORECASE,
 )
 _TOKEN_RE = re.compile(r"\(?[A-Za-z0-9][\w\-+.]*[\w+]\)?|\(?[A-Za-z]\)?")
+_MAYBE_NAME_RE = re.compile(r".[A-Z]|\d")
 _PAREN_NAME_RE = re.compile(r"\(([A-Za-z][\w\-+.]*[\w+])\)")
 # Abbreviations that abstracts define for the field, not for their own method.
 _FIELD_TERMS = {
-    "LLM", "LLMS", "VLM", "MLLM", "RL", "MARL", "NLP", "CV", "CNN", "RNN", "GNN", "GAN", "VAE", "MLP",
-    "VIT", "MOE", "SMOE", "SOTA", "AI", "AGI", "ML", "DNN", "LM", "PLM", "SGD", "GPU", "TPU", "API",
-    "RAG", "KL", "MDP", "POMDP", "IID", "OOD", "MOO", "MTL", "STL", "QA", "VQA", "ASR", "TTS", "OCR",
-    "MIL", "MOT", "ICL", "ICRL", "COT", "SFT", "RLHF", "DPO", "PPO", "LORA", "PEFT", "NAS", "IRL",
-    "DRL", "BERT", "GPT", "CLIP", "IMAGENET", "COCO", "PDE", "ODE", "SDE", "FL", "PFL", "KD", "L2D",
+    "LLM", "LLMS", "VLM", "MLLM", "RL", "MARL", "NLP", "CV", "CNN", "RNN", "GNN", "GAN", "VAE",
+    "MLP", "VIT", "MOE", "SMOE", "SOTA", "AI", "AGI", "ML", "DNN", "LM", "PLM", "SGD", "GPU",
+    "TPU", "API", "RAG", "KL", "MDP", "POMDP", "IID", "OOD", "MOO", "MTL", "STL", "QA", "VQA",
+    "ASR", "TTS", "OCR", "MIL", "MOT", "ICL", "ICRL", "COT", "SFT", "RLHF", "DPO", "PPO", "LORA",
+    "PEFT", "NAS", "IRL", "DRL", "BERT", "GPT", "CLIP", "IMAGENET", "COCO", "PDE", "ODE", "SDE",
+    "FL", "PFL", "KD", "L2D",
 }
 
 
@@ -58,8 +60,8 @@ def code_url(links: list[str]) -> str | None:
 
 def headline(text: str, limit: int = 240) -> str:
     """The abstract's first sentence, rendered to plain text, cut at ``limit`` characters."""
-    plain = one_line(render_plain(text))
-    first = sentences(plain)[0] if plain else ""
+    found = sentences(one_line(text)[: limit * 4])
+    first = one_line(render_plain(found[0])) if found else ""
     if len(first) > limit:
         first = first[: limit - 1].rsplit(" ", 1)[0] + "…"
     return first
@@ -70,22 +72,38 @@ def method_name(text: str, is_word: Callable[[str], bool]) -> str | None:
 
     Looks in sentences with an introducing verb ("we propose", "called", "introduces the") for,
     in order: a parenthesised single-word name after a capitalised phrase in the same clause
-    ("... Preference-aware ARM (PARM)"),
-    then the first name-like word after the verb (inner capitals or digits: "M3DT", "DipLLM",
-    "S2-Track"; or a capitalised non-dictionary word right after it: "Craftium"). Words the
-    abstract used before that sentence, and field-wide abbreviations (LLM, RL, ...), are skipped.
-    ``is_word`` tells whether a lower-case word is ordinary English.
+    ("... Preference-aware ARM (PARM)"), then the first name-like word after the verb (inner
+    capitals or digits: "M3DT", "DipLLM", "S2-Track"; or a capitalised non-dictionary word right
+    after it: "Craftium"). Words the abstract used before that sentence, and field-wide
+    abbreviations (LLM, RL, ...), are skipped. ``is_word`` tells whether a lower-case word is
+    ordinary English.
     """
     plain = one_line(_strip_markup(text))
-    seen_before: set[str] = set()
+    if not _TRIGGER_RE.search(plain):
+        return None
+    offset = 0
     for sentence in sentences(plain):
+        start = plain.find(sentence, offset)
+        offset = start + len(sentence) if start >= 0 else offset
         for trigger in _TRIGGER_RE.finditer(sentence):
             tail = sentence[trigger.end():]
-            name = _paren_name(tail, seen_before) or _first_name_like(tail, seen_before, is_word)
+            seen = _SeenBefore(plain[: max(start, 0)])
+            name = _paren_name(tail, seen) or _first_name_like(tail, seen, is_word)
             if name:
                 return name
-        seen_before.update(t.strip("()") for t in _TOKEN_RE.findall(sentence))
     return None
+
+
+class _SeenBefore:
+    """Whether a word occurs (as a whole word) in the text before the current sentence."""
+
+    def __init__(self, before: str):
+        self.before = before
+
+    def __contains__(self, word: str) -> bool:
+        if word not in self.before:  # the cheap test first: most candidates are new words
+            return False
+        return re.search(r"(?<![\w-])" + re.escape(word) + r"(?![\w-])", self.before) is not None
 
 
 def _strip_markup(text: str) -> str:
@@ -94,7 +112,7 @@ def _strip_markup(text: str) -> str:
     return text
 
 
-def _paren_name(tail: str, seen: set[str]) -> str | None:
+def _paren_name(tail: str, seen: _SeenBefore) -> str | None:
     clause = re.split(r"[,;:]", tail, maxsplit=1)[0]  # "the iDPA framework, which has ... (IPG)"
     for m in _PAREN_NAME_RE.finditer(clause):
         words_before = clause[: m.start()].split()[-3:]
@@ -105,11 +123,18 @@ def _paren_name(tail: str, seen: set[str]) -> str | None:
     return None
 
 
-def _first_name_like(tail: str, seen: set[str], is_word: Callable[[str], bool]) -> str | None:
-    for i, raw in enumerate(_TOKEN_RE.findall(tail)[:25]):
-        token = raw.strip("()").rstrip(".")
+def _first_name_like(tail: str, seen: _SeenBefore, is_word: Callable[[str], bool]) -> str | None:
+    for i, m in enumerate(_TOKEN_RE.finditer(tail)):
+        if i >= 25:
+            break
+        raw = m.group(0)
         # "(LRMC)" after a lower-case phrase abbreviates a problem, not a method of the paper
-        if raw.startswith("(") or not _acceptable(token, seen):
+        if raw.startswith("("):
+            continue
+        token = raw.strip("()").rstrip(".")
+        if i > 1 and not _MAYBE_NAME_RE.search(token):
+            continue  # cheap pre-check: no capital after the first letter and no digit
+        if not _acceptable(token, seen):
             continue
         if _name_like(token):
             return token
@@ -119,12 +144,12 @@ def _first_name_like(tail: str, seen: set[str], is_word: Callable[[str], bool]) 
     return None
 
 
-def _acceptable(token: str, seen: set[str]) -> bool:
-    if token in seen or token.upper() in _FIELD_TERMS:
+def _acceptable(token: str, seen: _SeenBefore) -> bool:
+    if len(token) < 3 or token.upper() in _FIELD_TERMS:
         return False
     if re.fullmatch(r"[A-Z]{2,}s", token):  # plural abbreviations (ARMs, LLMs) name a kind of thing
         return False
-    return sum(ch.isalpha() for ch in token) >= 2 and len(token) >= 3
+    return sum(ch.isalpha() for ch in token) >= 2 and token not in seen
 
 
 def _name_like(token: str) -> bool:

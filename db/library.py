@@ -6,15 +6,18 @@ timeout and short write transactions let several processes share one data dir.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sqlite3
 import threading
+import weakref
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from db import marks as marks_db
 from db import search as search_db
 from db import sync as sync_db
+from db.backup import maybe_backup
 from db.models import STATUSES, LibraryError, MarkChange, Paper, SearchResult, SyncReport
 from db.paths import DataPaths
 from db.schema import _move_aside, connect
@@ -31,6 +34,26 @@ def default_seed_paths() -> list[Path]:
     return [shipped_seeds()]
 
 
+class _Lease:
+    """One thread's pair of connections (index with marks attached, and marks alone)."""
+
+    __slots__ = ("__weakref__", "generation", "index", "marks")
+
+    def __init__(self, index: sqlite3.Connection, marks: sqlite3.Connection, generation: int):
+        self.index, self.marks, self.generation = index, marks, generation
+
+
+def _give_back(library_ref: weakref.ReferenceType, pair: tuple, generation: int) -> None:
+    """A lease ended (its thread ended, or it was replaced): pool the pair, or close it when its
+    library was closed or is gone. Runs in the thread that held the lease (or at collection)."""
+    library = library_ref()
+    if library is not None and library._take_back(pair, generation):
+        return
+    for conn in pair:
+        with contextlib.suppress(sqlite3.Error):
+            conn.close()
+
+
 class Library:
     """A reader's library: seed files, their index, and the reader's marks.
 
@@ -45,40 +68,66 @@ class Library:
         self.seed_paths = [Path(p) for p in seeds] if seeds else default_seed_paths()
         self.paths = DataPaths.resolve(data_dir)
         self._local = threading.local()
-        self._lock = threading.Lock()
-        self._connections: list[sqlite3.Connection] = []
+        self._lock = threading.RLock()
+        self._idle: list[tuple[sqlite3.Connection, sqlite3.Connection]] = []
+        self._generation = 0  # bumped by close(): older leases are closed, not pooled
         self._vocabulary: search_db.Vocabulary | None = None
         self.notices: list[str] = []
-        self._index()  # open now, so that a bad data dir fails here and not in a worker
+        lease = self._lease()  # open now, so that a bad data dir fails here and not in a worker
+        maybe_backup(lease.marks, self.paths.marks)  # at most every few hours; never raises
 
     # -- connections ---------------------------------------------------------------------
-    def _open(self) -> None:
-        index, marks, notices = connect(self.paths)
+    def _open(self) -> _Lease:
+        # A front end calls from worker threads, and Textual may run every worker in a new
+        # thread: a pair of connections per thread that stayed open for ever leaked three file
+        # handles per keystroke until "too many open files". So a thread leases a pair, and when
+        # the thread ends (its thread-local data is dropped) the pair goes back to an idle pool.
         with self._lock:
-            self.notices += notices
-            self._connections += [index, marks]
-        self._local.index, self._local.marks = index, marks
+            pair = self._idle.pop() if self._idle else None
+            generation = self._generation
+        if pair is None:
+            index, marks, notices = connect(self.paths)
+            pair = (index, marks)
+            with self._lock:
+                self.notices += notices
+        lease = _Lease(*pair, generation)
+        finalizer = weakref.finalize(lease, _give_back, weakref.ref(self), pair, generation)
+        finalizer.atexit = False  # at exit a daemon thread may still be in a query: leave it be
+        self._local.lease = lease  # replacing an older lease gives that one back
+        return lease
+
+    def _take_back(self, pair: tuple, generation: int) -> bool:
+        with self._lock:
+            if generation != self._generation:
+                return False
+            self._idle.append(pair)
+            return True
+
+    def _lease(self) -> _Lease:
+        lease = getattr(self._local, "lease", None)
+        if lease is None or lease.generation != self._generation:
+            lease = self._open()
+        return lease
 
     def _index(self) -> sqlite3.Connection:
-        if getattr(self._local, "index", None) is None:
-            self._open()
-        return self._local.index
+        return self._lease().index
 
     def _marks(self) -> sqlite3.Connection:
-        if getattr(self._local, "marks", None) is None:
-            self._open()
-        return self._local.marks
+        return self._lease().marks
 
     def close(self) -> None:
-        """Close every connection this library opened (in any thread)."""
+        """Close the connections of this thread and the idle ones; a connection that another
+        thread is using right now is closed by that thread when it is done with it (closing it
+        under a running query would crash the process). The library opens anew when used again.
+        """
         with self._lock:
-            for conn in self._connections:
-                try:
+            self._generation += 1
+            idle, self._idle = self._idle, []
+        self._local.lease = None  # this thread's pair: given back, and closed (old generation)
+        for pair in idle:
+            for conn in pair:
+                with contextlib.suppress(sqlite3.Error):
                     conn.close()
-                except sqlite3.Error:
-                    pass
-            self._connections.clear()
-        self._local = threading.local()
 
     def __enter__(self) -> Library:
         return self
@@ -234,6 +283,12 @@ class Library:
         """
         full = [self.resolve(i) for i in ids]
         return marks_db.set_status(self._marks(), full, status, self._describe)
+
+    def backup_marks(self, force: bool = False) -> Path | None:
+        """Back up the marks file if one is due (or now, with ``force``); see :mod:`db.backup`.
+
+        Returns the backup's path, or None when none was due or it could not be written."""
+        return maybe_backup(self._marks(), self.paths.marks, force=force)
 
     def undo(self) -> list[MarkChange]:
         """Undo the latest marking step not yet undone; returns what changed ([] if nothing)."""

@@ -82,8 +82,9 @@ def _write(conn: sqlite3.Connection, paper_id: str, status: str, stamp: str,
     label, text = (known[0], anchor(known[1])) if known else (None, None)
     conn.execute(
         "INSERT INTO marks(paper_id, status, updated_at, label, anchor) VALUES (?,?,?,?,?) "
-        "ON CONFLICT(paper_id) DO UPDATE SET status=excluded.status, updated_at=excluded.updated_at,"
-        " label=coalesce(excluded.label, label), anchor=coalesce(excluded.anchor, anchor)",
+        "ON CONFLICT(paper_id) DO UPDATE SET status=excluded.status, "
+        "updated_at=excluded.updated_at, label=coalesce(excluded.label, label), "
+        "anchor=coalesce(excluded.anchor, anchor)",
         (paper_id, status, stamp, label, text))
 
 

@@ -20,7 +20,7 @@ class LibraryError(Exception):
 
 @dataclass(frozen=True, slots=True)
 class Source:
-    """Where a paper came from: the seed file (as shown to people) and its 1-based position in it."""
+    """Where a paper came from: the seed file (as shown to people) and its 1-based position."""
 
     file: str
     position: int

@@ -13,7 +13,7 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 
-from db.text import clean, fold
+from db.text import clean, join_tokens, search_form
 
 _TOKEN_RE = re.compile(r"[^\W_]+")
 _PIECE_RE = re.compile(r'(-?)"([^"]*)("?)|(\S+)')
@@ -36,8 +36,8 @@ class Term:
         return '"' + " ".join(self.tokens) + '"' + ("*" if self.prefix else "")
 
     def text(self) -> str:
-        body = " ".join(self.tokens)
-        body = f'"{body}"' if len(self.tokens) > 1 else body
+        body = join_tokens(self.tokens)
+        body = f'"{body}"' if " " in body else body
         return ("-" if self.negated else "") + body + ("*" if self.prefix else "")
 
 
@@ -106,8 +106,12 @@ class Query:
 
 
 def tokens(text: str) -> tuple[str, ...]:
-    """The index tokens of ``text``: NFKC, case-folded, diacritics removed, split like unicode61."""
-    return tuple(_TOKEN_RE.findall(fold(text)))
+    """The index tokens of ``text``: NFKC, case-folded, diacritics removed, split like unicode61.
+
+    CJK characters are one token each, as in the index (:func:`db.text.search_form`), so a run of
+    them becomes a phrase that matches wherever the run occurs inside a longer one.
+    """
+    return tuple(_TOKEN_RE.findall(search_form(text).casefold()))
 
 
 def parse(text: str, typing: bool = False) -> Query:
@@ -126,9 +130,10 @@ def parse(text: str, typing: bool = False) -> Query:
             break
         if m.group(4) is not None:
             word = m.group(4)
-            if word == "OR":
-                if q.terms and not q.terms[-1].negated:
-                    pending_or = True
+            # an OR with no word before it to join ("OR", "OR graph") falls through to be the
+            # plain word "or": an operator out of place is text, never an error, never ignored
+            if word == "OR" and q.terms and not q.terms[-1].negated and not pending_or:
+                pending_or = True
                 continue
             if _filter(q, word):
                 pending_or = False
@@ -151,8 +156,12 @@ def parse(text: str, typing: bool = False) -> Query:
                 group_counter += 1
                 previous.or_group = group_counter
             term.or_group = previous.or_group
+        elif pending_or:  # "a OR -b": an OR cannot join an exclusion, so it is the word "or"
+            q.terms.append(Term(("or",)))
         pending_or = False
         q.terms.append(term)
+    if pending_or and len(q.terms) < MAX_TERMS:  # "graph OR": nothing after it to join
+        q.terms.append(Term(("or",)))
     if typing and text and not text[-1].isspace() and q.terms:
         last = q.terms[-1]
         last_piece = text.split()[-1]

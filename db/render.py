@@ -8,9 +8,16 @@ is too long or takes too long is shown as its source text, so nothing is ever dr
 
 from __future__ import annotations
 
+import logging
 import re
-import threading
+from concurrent.futures import ThreadPoolExecutor, TimeoutError
 from functools import lru_cache
+
+# pylatexenc logs a WARNING for each macro it cannot expand (`\ensuremath` or `\frac` without
+# their arguments). With no handler configured anywhere, Python's last-resort handler prints those
+# on stderr, in the middle of the CLI's output and over the browser's screen. A NullHandler on the
+# package's logger stops that; an application that configures logging still receives them.
+logging.getLogger("pylatexenc").addHandler(logging.NullHandler())
 
 #: Styles of a rendered run: "" plain, "b" bold, "i" italic, "bi" both, "m" math.
 Segment = tuple[str, str]
@@ -19,13 +26,17 @@ _MAX_LATEX_SPAN = 400  # characters; longer "math" is more likely a stray $ than
 _LATEX_BUDGET_S = 0.5  # seconds for one span before we give up and show the source
 
 _TOKEN_RE = re.compile(
-    r"(?P<bold>\*\*(?=\S)(?P<bold_body>.+?)(?<=\S)\*\*)"
+    r"(?P<bold>\*\*(?=\S)(?P<bold_body>.+?)(?<=\S)\*\*)"  # noqa: UP031 - {n,m} are regex
     r"|(?P<ital>(?<![\w*])\*(?=[^\s*])(?P<ital_body>[^*\n]+?)(?<=[^\s*])\*(?![\w*]))"
-    r"|(?P<math>(?<!\\)\$(?P<math_body>[^$\n]{1,%d}?)(?<!\\)\$)"
+    # $math$ as pandoc reads it: no space just inside either dollar and no digit right after the
+    # closing one, so "from $5 to $10" stays money instead of becoming the "math" "5 to".
+    r"|(?P<math>(?<!\\)\$(?=[^\s$])(?P<math_body>[^$\n]{1,%d}?)(?<=[^\s\\])\$(?!\d))"
     r"|(?P<paren>\\\((?P<paren_body>.{1,%d}?)\\\))"
     r"|(?P<cmd>\\(?P<cmd_name>textit|emph|textbf|textsc|texttt|text|mathrm|mathbf|mathcal|mathbb)"
     r"\{(?P<cmd_body>[^{}]{0,%d})\})"
     r"|(?P<macro>\\[A-Za-z]+(?:\{[^{}]{0,80}\})?)"
+    # LaTeX's escaped specials ("83\% success", "R\&D") are those characters as text
+    r"|(?P<escape>\\[%%&#_$])"
     % (_MAX_LATEX_SPAN, _MAX_LATEX_SPAN, _MAX_LATEX_SPAN),
     re.DOTALL,
 )
@@ -66,6 +77,8 @@ def _render_into(text: str, style: str, out: list[Segment], depth: int) -> None:
             out.append((latex_to_unicode(m.group(0)), _add(style, "m")))
         elif kind == "macro":
             out.append((latex_to_unicode(m.group(0)), style))
+        elif kind == "escape":
+            out.append((m.group(0)[1], style))
         else:
             out.append((m.group(0), style))
     if pos < len(text):
@@ -73,7 +86,7 @@ def _render_into(text: str, style: str, out: list[Segment], depth: int) -> None:
 
 
 def _kind(m: re.Match[str]) -> str:
-    for name in ("bold", "ital", "math", "paren", "cmd", "macro"):
+    for name in ("bold", "ital", "math", "paren", "cmd", "macro", "escape"):
         if m.group(name) is not None:
             return name
     return ""
@@ -107,26 +120,40 @@ def latex_to_unicode(source: str) -> str:
     """
     if len(source) > _MAX_LATEX_SPAN + 4:
         return source
-    result: list[str] = []
-
-    def convert() -> None:
-        try:
-            from pylatexenc.latex2text import LatexNodes2Text
-
-            escaped = re.sub(r"(?<!\\)%", r"\\%", source)
-            result.append(_converter(LatexNodes2Text).latex_to_text(escaped))
-        except Exception:  # noqa: BLE001 - any failure of the converter means "show the source"
-            pass
-
-    worker = threading.Thread(target=convert, daemon=True)
-    worker.start()
-    worker.join(_LATEX_BUDGET_S)
-    if not result:
+    # unbalanced braces are not LaTeX but text ("$x}$"): pylatexenc would silently drop a brace
+    unescaped = re.sub(r"\\[{}]", "", source)
+    if unescaped.count("{") != unescaped.count("}"):
         return source
-    text = re.sub(r"\s+", " ", result[0]).strip()
+    global _executor
+    future = _executor.submit(_convert, source)
+    try:
+        converted = future.result(timeout=_LATEX_BUDGET_S)
+    except TimeoutError:
+        # the converter is stuck: abandon its thread (a daemon) and use a fresh one from now on
+        _executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="latex")
+        return source
+    if converted is None:
+        return source
+    text = re.sub(r"\s+", " ", converted).strip()
     if not text or not _keeps_enough(source, text):
         return source
+    if "%s" in text and "%s" not in source:  # a macro missing its arguments: \frac -> "%s/%s"
+        return source
     return text
+
+
+_executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="latex")
+
+
+def _convert(source: str) -> str | None:
+    try:
+        from pylatexenc.latex2text import LatexNodes2Text
+
+        logging.getLogger("pylatexenc").setLevel(logging.CRITICAL)  # it warns on every odd macro
+        escaped = re.sub(r"(?<!\\)%", r"\\%", source)
+        return _converter(LatexNodes2Text).latex_to_text(escaped)
+    except Exception:  # any failure of the converter means "show the source"
+        return None
 
 
 _CONVERTERS: dict[type, object] = {}

@@ -15,10 +15,10 @@ from db.models import LibraryError
 from db.paths import DataPaths, private_file
 
 #: Bump when the index's tables change; an index of another version is rebuilt from the seeds.
-INDEX_VERSION = 3
+INDEX_VERSION = 4  # 4: papers.body, the FTS column that splits CJK text (db.text.split_cjk)
 BUSY_TIMEOUT_MS = 10_000
 
-# bm25 weights of the FTS columns (name, title, abstract): a word in the method's name or the
+# bm25 weights of the FTS columns (name, title, body): a word in the method's name or the
 # title says more about a paper than the same word somewhere in its abstract.
 BM25_WEIGHTS = (8.0, 8.0, 1.0)
 
@@ -39,6 +39,7 @@ CREATE TABLE IF NOT EXISTS papers (
     headline TEXT NOT NULL,
     abstract_source TEXT NOT NULL,  -- as in the seed file
     abstract TEXT NOT NULL,         -- hyphenation repaired; Markdown/LaTeX kept
+    body TEXT,                      -- db.text.search_form(abstract) when it differs, else NULL
     urls TEXT NOT NULL,             -- JSON list
     code_url TEXT,
     collection TEXT NOT NULL DEFAULT '',
@@ -52,23 +53,26 @@ CREATE TABLE IF NOT EXISTS sources (
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS sources_paper ON sources(paper_id);
 CREATE TABLE IF NOT EXISTS vocab (term TEXT PRIMARY KEY, df INTEGER NOT NULL) WITHOUT ROWID;
+-- what the FTS indexes: the abstract, or its search form (CJK split, folded) when that differs
+CREATE VIEW IF NOT EXISTS papers_search(rowid, name, title, body) AS
+    SELECT rowid, name, title, coalesce(body, abstract) FROM papers;
 CREATE VIRTUAL TABLE IF NOT EXISTS papers_fts USING fts5(
-    name, title, abstract, content='papers', content_rowid='rowid',
+    name, title, body, content='papers_search', content_rowid='rowid',
     tokenize='porter unicode61 remove_diacritics 2'
 );
 CREATE TRIGGER IF NOT EXISTS papers_ai AFTER INSERT ON papers BEGIN
-    INSERT INTO papers_fts(rowid, name, title, abstract)
-    VALUES (new.rowid, new.name, new.title, new.abstract);
+    INSERT INTO papers_fts(rowid, name, title, body)
+    VALUES (new.rowid, new.name, new.title, coalesce(new.body, new.abstract));
 END;
 CREATE TRIGGER IF NOT EXISTS papers_ad AFTER DELETE ON papers BEGIN
-    INSERT INTO papers_fts(papers_fts, rowid, name, title, abstract)
-    VALUES ('delete', old.rowid, old.name, old.title, old.abstract);
+    INSERT INTO papers_fts(papers_fts, rowid, name, title, body)
+    VALUES ('delete', old.rowid, old.name, old.title, coalesce(old.body, old.abstract));
 END;
-CREATE TRIGGER IF NOT EXISTS papers_au AFTER UPDATE OF name, title, abstract ON papers BEGIN
-    INSERT INTO papers_fts(papers_fts, rowid, name, title, abstract)
-    VALUES ('delete', old.rowid, old.name, old.title, old.abstract);
-    INSERT INTO papers_fts(rowid, name, title, abstract)
-    VALUES (new.rowid, new.name, new.title, new.abstract);
+CREATE TRIGGER IF NOT EXISTS papers_au AFTER UPDATE OF name, title, abstract, body ON papers BEGIN
+    INSERT INTO papers_fts(papers_fts, rowid, name, title, body)
+    VALUES ('delete', old.rowid, old.name, old.title, coalesce(old.body, old.abstract));
+    INSERT INTO papers_fts(rowid, name, title, body)
+    VALUES (new.rowid, new.name, new.title, coalesce(new.body, new.abstract));
 END;
 """
 
@@ -118,7 +122,10 @@ def connect(paths: DataPaths) -> tuple[sqlite3.Connection, sqlite3.Connection, l
 
 
 def _connect(path: Path) -> sqlite3.Connection:
-    conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
+    # check_same_thread=False: a connection is used by one thread at a time, but a thread that
+    # ended hands its connections on to the next one (db.library), and close() runs anywhere
+    conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None,
+                           check_same_thread=False)
     conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
     return conn
 
@@ -159,9 +166,19 @@ def open_marks(path: Path) -> sqlite3.Connection:
         conn.close()
         raise LibraryError(
             f"the marks file {path} cannot be read ({exc}); papertray will not overwrite it. "
-            "Move it away to start afresh, or restore a backup (see `papertray marks --help`)."
+            + _restore_hint(path)
         ) from None
     return conn
+
+
+def _restore_hint(path: Path) -> str:
+    from db.backup import backups
+
+    found = backups(path)
+    if found:
+        return (f"Run `papertray marks restore` to put back the latest backup ({found[0].name}), "
+                "or move the file away to start afresh.")
+    return "There is no backup of it; move it away to start afresh."
 
 
 def _move_aside(path: Path) -> Path:

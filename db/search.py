@@ -85,14 +85,25 @@ def run(conn: sqlite3.Connection, text: str, status: str | None, limit: int, off
         notices.append("corrected " + ", ".join(f"{a} → {b}" for a, b in corrections))
     expression = q.match_expression("all")
     total, rows = _query(conn, q, expression, limit, offset)
-    if expression and total < FALLBACK_BELOW and len(q.positive) > 1:
+    # Relax only when the words themselves find too little, not when an exclusion or a filter
+    # removed their hits: else "-word" or "is:read" would bring in papers the words alone never
+    # showed (a query with "-word" must never have a hit that the same query without it lacks).
+    if (expression and total < FALLBACK_BELOW and len(q.positive) > 1
+            and _fts_count(conn, expression) < FALLBACK_BELOW):
         relaxed = q.match_expression("any")
         total, rows = _query(conn, q, relaxed, limit, offset)
         if total:
-            notices.append(f"no paper has all {len(q.positive)} words; showing best partial matches")
+            notices.append(
+                f"no paper has all {len(q.positive)} words; showing best partial matches")
     hits = _hits(conn, rows)
     terms = tuple(dict.fromkeys(tok for t in q.positive for tok in t.tokens))
     return SearchResult(text, q.describe(), "; ".join(notices), total, hits, terms)
+
+
+def _fts_count(conn: sqlite3.Connection, expression: str) -> int:
+    """Papers matching ``expression`` with no filter or exclusion applied."""
+    return conn.execute("SELECT count(*) FROM papers_fts WHERE papers_fts MATCH ?",
+                        (expression,)).fetchone()[0]
 
 
 def _correct(conn: sqlite3.Connection, q: Query, vocabulary) -> list[tuple[str, str]]:
@@ -144,7 +155,8 @@ def _query(conn: sqlite3.Connection, q: Query, expression: str | None, limit: in
     weights = ", ".join(str(w) for w in BM25_WEIGHTS)
     matched = (f"SELECT rowid, bm25(papers_fts, {weights}) AS score FROM papers_fts "
                "WHERE papers_fts MATCH ?")
-    base = f"FROM ({matched}) hit JOIN papers p ON p.rowid = hit.rowid " + joins[len("FROM papers p"):]
+    base = (f"FROM ({matched}) hit JOIN papers p ON p.rowid = hit.rowid "
+            + joins[len("FROM papers p"):])
     where = (" WHERE " + " AND ".join(clauses)) if clauses else ""
     total = conn.execute(f"SELECT count(*) {base}{where}", [expression, *params]).fetchone()[0]
     rows = conn.execute(
@@ -177,4 +189,5 @@ def paper_from_row(conn: sqlite3.Connection, row) -> dict:
     """Keyword arguments for :class:`db.models.Paper` from a :func:`paper_row_sql` row."""
     hit = _hits(conn, [row[:8]])[0]
     return {**{f: getattr(hit, f) for f in Hit.__dataclass_fields__},
-            "abstract_source": row[8], "abstract_markup": row[9], "urls": tuple(json.loads(row[10]))}
+            "abstract_source": row[8], "abstract_markup": row[9],
+            "urls": tuple(json.loads(row[10]))}

@@ -12,6 +12,7 @@ import json
 import os
 import sqlite3
 import time
+import unicodedata
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -19,7 +20,7 @@ from pathlib import Path
 
 from db.models import FileReport, SyncReport
 from db.seeds import Entry, SeedError, discover, parse_file
-from db.text import WORD_RE, fold
+from db.text import WORD_RE, fold, search_form
 
 #: Called as ``progress(done, total)`` with counts of seed files read so far.
 Progress = Callable[[int, int], None]
@@ -40,8 +41,10 @@ class _Planned:
 
 def terms_of(text: str) -> set[str]:
     """The distinct words of ``text`` as the vocabulary stores them (folded, unstemmed)."""
-    lowered = text.casefold() if text.isascii() else fold(text)
-    return {w for w in WORD_RE.findall(lowered) if "_" not in w}
+    if text.isascii():
+        return {w for w in WORD_RE.findall(text.casefold()) if "_" not in w}
+    words = WORD_RE.findall(unicodedata.normalize("NFKC", text).casefold())
+    return {w if w.isascii() else fold(w) for w in words if "_" not in w}
 
 
 def _display_names(files: list[Path]) -> dict[Path, str]:
@@ -167,30 +170,37 @@ def _apply_papers(conn: sqlite3.Connection, affected: set[str], new_entries: dic
     # papers whose last source went away
     vocab: Counter[str] = Counter()
     gone = conn.execute(
-        "SELECT id, name, title, abstract FROM papers WHERE id IN (SELECT id FROM temp.affected) "
+        "SELECT id, name, title, coalesce(body, abstract) FROM papers "
+        "WHERE id IN (SELECT id FROM temp.affected) "
         "AND NOT EXISTS (SELECT 1 FROM sources s WHERE s.paper_id = papers.id)").fetchall()
-    for _id, name, title, abstract in gone:
-        vocab.subtract(terms_of(" ".join(filter(None, (name, title, abstract)))))
+    for _id, name, title, body in gone:
+        vocab.subtract(terms_of(" ".join(filter(None, (name, title, body)))))
     conn.executemany("DELETE FROM papers WHERE id=?", [(g[0],) for g in gone])
     report.removed += len(gone)
     added = [e for i, e in new_entries.items() if i not in existing]
+    # body: the abstract as the FTS indexes it (CJK characters split, db.text.search_form), NULL
+    # when that is the abstract itself; the vocabulary is taken from the same form, so that
+    # "BERT" inside Chinese text is a known word
+    bodies = {e.id: _body(e.abstract_markup) for e in added}
     conn.executemany(
-        "INSERT INTO papers(id, name, title, headline, abstract_source, abstract, urls, code_url)"
-        " VALUES (?,?,?,?,?,?,?,?)",
-        [(e.id, e.name, e.title, e.headline, e.abstract_source, e.abstract_markup,
+        "INSERT INTO papers(id, name, title, headline, abstract_source, abstract, body, urls, "
+        "code_url) VALUES (?,?,?,?,?,?,?,?,?)",
+        [(e.id, e.name, e.title, e.headline, e.abstract_source, e.abstract_markup, bodies[e.id],
           json.dumps(list(e.urls)), e.code_url) for e in added])
     for e in added:
-        vocab.update(terms_of(" ".join(filter(None, (e.name, e.title, e.abstract_markup)))))
+        vocab.update(terms_of(" ".join(filter(None, (
+            e.name, e.title, bodies[e.id] or e.abstract_markup)))))
     report.added += len(added)
     # a forced rebuild re-derives names and headlines of papers it already had
     kept = [new_entries[i] for i in existing if i in new_entries]
     cur = conn.executemany(
-        "UPDATE papers SET name=?, title=?, headline=?, abstract_source=?, abstract=?, urls=?, "
-        "code_url=? WHERE id=? AND (name IS NOT ? OR title IS NOT ? OR headline IS NOT ? "
+        "UPDATE papers SET name=?, title=?, headline=?, abstract_source=?, abstract=?, body=?, "
+        "urls=?, code_url=? WHERE id=? AND (name IS NOT ? OR title IS NOT ? OR headline IS NOT ? "
         "OR abstract IS NOT ? OR urls IS NOT ? OR code_url IS NOT ?)",
-        [(e.name, e.title, e.headline, e.abstract_source, e.abstract_markup, json.dumps(list(e.urls)),
-          e.code_url, e.id, e.name, e.title, e.headline, e.abstract_markup,
-          json.dumps(list(e.urls)), e.code_url) for e in kept])
+        [(e.name, e.title, e.headline, e.abstract_source, e.abstract_markup,
+          _body(e.abstract_markup), json.dumps(list(e.urls)), e.code_url, e.id, e.name,
+          e.title, e.headline, e.abstract_markup, json.dumps(list(e.urls)), e.code_url)
+         for e in kept])
     report.changed += max(cur.rowcount, 0)
     # where each affected paper now stands first (seed order) and which collection that is
     conn.execute(
@@ -202,6 +212,12 @@ def _apply_papers(conn: sqlite3.Connection, affected: set[str], new_entries: dic
         "WHERE f.path = papers.first_file), '') WHERE id IN (SELECT id FROM temp.affected)")
     _update_vocab(conn, vocab)
     return [e.id for e in added]
+
+
+def _body(markup: str) -> str | None:
+    """The FTS text of an abstract when it differs from the abstract (CJK, non-ASCII), else None."""
+    form = search_form(markup)
+    return None if form == markup else form
 
 
 def _update_vocab(conn: sqlite3.Connection, delta: Counter[str]) -> None:

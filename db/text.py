@@ -40,7 +40,7 @@ def decode(data: bytes) -> str:
             text = _cp1252_or_latin1(data)
     text = text.replace("\r\n", "\n").replace("\r", "\n").lstrip("\ufeff")
     if text:
-        junk = sum(1 for ch in text if _CONTROL_RE.match(ch)) + text.count("\ufffd")
+        junk = len(_CONTROL_RE.findall(text)) + text.count("\ufffd")
         if junk > len(text) * 0.10:
             raise DecodeError("binary data, not text")
     return clean(text)
@@ -83,6 +83,46 @@ def fold(word: str) -> str:
     """A word as the index's tokenizer sees it: NFKC, lower case, diacritics removed."""
     decomposed = unicodedata.normalize("NFKD", unicodedata.normalize("NFKC", word).casefold())
     return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+
+
+#: Scripts written without spaces between words: kana, Han ideographs (with extension A, the
+#: compatibility block and the supplementary planes) and Hangul syllables.
+_CJK = "[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\U00020000-\U0003134f]"
+_CJK_RE = re.compile(f"({_CJK})")
+
+
+def split_cjk(text: str) -> str:
+    """``text`` with a space on each side of every CJK character: "基于BERT" -> " 基  于 BERT".
+
+    FTS5's unicode61 tokenizer keeps a run of CJK characters together as one token (there are no
+    spaces to split at), so no word inside a Chinese sentence could ever be found. Indexing each
+    character as a token, and searching a query's CJK run as a phrase of its characters, makes
+    ``图神经网络`` find every abstract that contains it, as a substring search would.
+    """
+    return _CJK_RE.sub(r" \1 ", text)
+
+
+_NON_ASCII_WORD_RE = re.compile(r"\w*[^\x00-\x7f]\w*")
+
+
+def search_form(text: str) -> str:
+    """The form of ``text`` that the full-text index stores: NFKC, CJK split, non-ASCII words
+    :func:`fold`-ed like query words. ASCII text is returned as it is (unicode61 folds its case),
+    so the common case costs one ``isascii()``."""
+    if text.isascii():
+        return text
+    spaced = split_cjk(unicodedata.normalize("NFKC", text))
+    return _NON_ASCII_WORD_RE.sub(lambda m: fold(m.group(0)), spaced)
+
+
+# the same scripts after fold(), which decomposes Hangul syllables into conjoining jamo
+_CJK_FOLDED = _CJK[:-1] + "\u1100-\u11ff]"
+_CJK_GAP_RE = re.compile(f"(?<={_CJK_FOLDED}) (?={_CJK_FOLDED})")
+
+
+def join_tokens(tokens: tuple[str, ...] | list[str]) -> str:
+    """Index tokens joined for people: with spaces, but none between two CJK characters (NFC)."""
+    return unicodedata.normalize("NFC", _CJK_GAP_RE.sub("", " ".join(tokens)))
 
 
 WORD_RE = re.compile(r"\w+")

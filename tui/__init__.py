@@ -1,4 +1,5 @@
-"""papertray's front ends: the Textual browser (:mod:`tui.app`) and the command line (:mod:`tui.cli`).
+"""papertray's front ends: the Textual browser (:mod:`tui.app`) and the command line
+(:mod:`tui.cli`).
 
 Neither writes SQL: both call :class:`db.Library`.
 """

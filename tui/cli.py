@@ -17,6 +17,7 @@ import click
 
 from db import Library, LibraryError
 from db.text import one_line
+from tui.cli_marks import register as register_marks
 
 GLYPHS = {"new": "·", "to-read": "»", "read": "✓"}
 ASCII_GLYPHS = {"new": ".", "to-read": ">", "read": "x"}
@@ -249,6 +250,9 @@ def orphans(obj: Context, as_json: bool) -> None:
         click.echo("no orphan marks")
 
 
+register_marks(cli, pass_context)
+
+
 def main() -> None:
     """Console-script entry point: run the CLI, turning expected failures into one line."""
     try:
@@ -256,8 +260,14 @@ def main() -> None:
     except click.exceptions.Abort:
         click.echo("papertray: interrupted", err=True)
         sys.exit(130)
+    except click.UsageError as exc:
+        # one line, like every other user error (click's own show() prints usage and a hint on
+        # three more lines): the message, then where to read how the command is used
+        where = exc.ctx.command_path if exc.ctx else "papertray"
+        click.echo(f"papertray: {one_line(exc.format_message())} (see: {where} --help)", err=True)
+        sys.exit(exc.exit_code)
     except click.ClickException as exc:
-        exc.show()
+        click.echo(f"papertray: {one_line(exc.format_message())}", err=True)
         sys.exit(exc.exit_code)
     except LibraryError as exc:
         click.echo(f"papertray: {one_line(str(exc))}", err=True)

@@ -1,0 +1,52 @@
+"""Plain-SQLite baselines for the benchmark: what FTS5 alone costs on the same seed files.
+
+``python bench/baseline.py build SEEDS DB`` reads the seed files (header line, blank-line separated
+paragraphs), inserts the abstracts into a table and builds an external-content FTS5 index with the
+same tokenizer as papertray's, then rebuilds it once: the cost floor of any FTS5 library.
+``python bench/baseline.py open DB`` opens that index and counts its rows: a warm start's floor.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+import sys
+from pathlib import Path
+
+TOKENIZE = "porter unicode61 remove_diacritics 2"
+
+
+def read_abstracts(seeds: Path) -> list[str]:
+    out: list[str] = []
+    for f in sorted(seeds.rglob("*.txt")):
+        paragraphs = re.split(r"\n\s*\n", f.read_text(encoding="utf-8", errors="replace").strip())
+        out += [" ".join(p.split()) for p in paragraphs[1:] if p.strip()]
+    return out
+
+
+def build(seeds: Path, db: Path) -> None:
+    conn = sqlite3.connect(db, isolation_level=None)
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute("BEGIN")
+    conn.execute("CREATE TABLE docs(rowid INTEGER PRIMARY KEY, abstract TEXT)")
+    conn.execute(f"CREATE VIRTUAL TABLE docs_fts USING fts5(abstract, content='docs', "
+                 f"content_rowid='rowid', tokenize='{TOKENIZE}')")
+    conn.executemany("INSERT INTO docs(abstract) VALUES (?)", [(a,) for a in read_abstracts(seeds)])
+    conn.execute("INSERT INTO docs_fts(docs_fts) VALUES ('rebuild')")
+    conn.execute("COMMIT")
+    conn.close()
+
+
+def search(conn: sqlite3.Connection, words: list[str], limit: int = 200) -> list[int]:
+    """A plain bm25 query: all words, each quoted, the last one a prefix."""
+    expr = " AND ".join(f'"{w}"' for w in words[:-1]) + (" AND " if len(words) > 1 else "")
+    expr += f'"{words[-1]}"*'
+    return [r[0] for r in conn.execute(
+        "SELECT rowid FROM docs_fts WHERE docs_fts MATCH ? ORDER BY rank LIMIT ?", (expr, limit))]
+
+
+if __name__ == "__main__":
+    if sys.argv[1] == "build":
+        build(Path(sys.argv[2]), Path(sys.argv[3]))
+    else:
+        print(sqlite3.connect(sys.argv[2]).execute("SELECT count(*) FROM docs").fetchone()[0])

@@ -1,0 +1,105 @@
+"""Rotating backups of the marks file, made with SQLite's online backup API.
+
+Like reference managers do, papertray copies ``marks.sqlite`` to ``backups/marks-<time>.sqlite``
+beside it at most once every :data:`BACKUP_EVERY_S` seconds while it is used, and keeps the
+newest :data:`KEEP` copies. A marks file that cannot be read is never overwritten; ``papertray
+marks restore`` moves it aside and puts the newest readable backup in its place.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import time
+from pathlib import Path
+
+KEEP = 5
+BACKUP_EVERY_S = 6 * 3600  # a day of triage loses at most a few hours of marks
+
+
+def backup_dir(marks: Path) -> Path:
+    return marks.parent / "backups"
+
+
+def backups(marks: Path) -> list[Path]:
+    """The backups of ``marks``, newest first."""
+    folder = backup_dir(marks)
+    if not folder.is_dir():
+        return []
+    return sorted(folder.glob("marks-*.sqlite"), key=lambda p: p.name, reverse=True)
+
+
+def maybe_backup(conn: sqlite3.Connection, marks: Path, force: bool = False) -> Path | None:
+    """Back up the open marks connection if the newest backup is older than the interval.
+
+    Returns the new backup's path, or None when none was due. Never raises: a backup that
+    cannot be written (full disk, read-only folder) must not stop anyone from reading papers.
+    """
+    try:
+        existing = backups(marks)
+        if existing and not force and time.time() - existing[0].stat().st_mtime < BACKUP_EVERY_S:
+            return None
+        if not conn.execute("SELECT count(*) FROM marks").fetchone()[0] and not force:
+            return None  # nothing worth keeping yet
+        folder = backup_dir(marks)
+        folder.mkdir(mode=0o700, exist_ok=True)
+        target = folder / f"marks-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}.sqlite"
+        partial = target.with_suffix(".partial")
+        fd = os.open(partial, os.O_CREAT | os.O_WRONLY | os.O_TRUNC, 0o600)
+        os.close(fd)
+        dest = sqlite3.connect(partial)
+        try:
+            conn.backup(dest)
+            dest.execute("PRAGMA journal_mode=DELETE")  # one self-contained file, no -wal/-shm
+        finally:
+            dest.close()
+        partial.replace(target)  # a backup is either whole or absent
+        for old in backups(marks)[KEEP:]:
+            old.unlink(missing_ok=True)
+        return target
+    except (OSError, sqlite3.Error):
+        return None
+
+
+def readable(path: Path) -> bool:
+    """True when ``path`` is a SQLite marks file that passes ``PRAGMA quick_check``."""
+    try:
+        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        try:
+            ok = conn.execute("PRAGMA quick_check").fetchone()[0] == "ok"
+            conn.execute("SELECT count(*) FROM marks").fetchone()
+            return ok
+        finally:
+            conn.close()
+    except sqlite3.Error:
+        return False
+
+
+def restore(marks: Path, source: Path | None = None) -> tuple[Path, Path | None]:
+    """Put a backup in place of ``marks``; returns ``(restored_from, moved_aside)``.
+
+    ``source`` defaults to the newest readable backup. The current marks file (and its -wal and
+    -shm) is moved aside as ``marks.sqlite.damaged-<time>``, never deleted. Raises
+    FileNotFoundError when there is no readable backup.
+    """
+    candidates = [source] if source else backups(marks)
+    chosen = next((c for c in candidates if c and readable(c)), None)
+    if chosen is None:
+        raise FileNotFoundError("no readable backup of the marks file")
+    aside = None
+    if marks.exists():
+        aside = marks.with_name(f"{marks.name}.damaged-{time.strftime('%Y%m%d-%H%M%S')}")
+        for suffix in ("-wal", "-shm", ""):
+            src = Path(str(marks) + suffix)
+            if src.exists():
+                src.replace(Path(str(aside) + suffix))
+    src_conn = sqlite3.connect(f"file:{chosen}?mode=ro", uri=True)
+    fd = os.open(marks, os.O_CREAT | os.O_WRONLY | os.O_TRUNC, 0o600)
+    os.close(fd)
+    dest = sqlite3.connect(marks)
+    try:
+        src_conn.backup(dest)
+    finally:
+        dest.close()
+        src_conn.close()
+    return chosen, aside

@@ -1,0 +1,360 @@
+"""Whole triage flows through the real browser (App.run_test) on real seed files.
+
+Every test builds its library in tmp and waits on conditions (``settle``), never on the clock.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rich.text import Text
+from textual.command import CommandList
+from textual.widgets import Static
+
+from db import Library
+from tests.tui_support import (
+    ODD_SEEDS,
+    app_on,
+    burst,
+    copy_files,
+    record_notifications,
+    settle,
+    shipped_copy,
+    type_text,
+    wait_for,
+)
+from tui.app import PapertrayApp
+from tui.screens import HelpScreen
+from tui.widgets import SearchBar
+
+
+def _ids(library: Library, query: str, status: str | None = None, limit: int = 200) -> list[str]:
+    return [h.id for h in library.search(query, status, limit, typing=True).hits]
+
+
+def _panel_text(app: PapertrayApp) -> str:
+    content = app.panel.query_one("#abstract-body", Static).content
+    return content.plain if isinstance(content, Text) else str(content)
+
+
+def _notice_text(app: PapertrayApp) -> str:
+    notice = app.query_one("#no-results", Static)
+    content = notice.content
+    return (content.plain if isinstance(content, Text) else str(content)) if notice.display else ""
+
+
+async def test_search_move_mark_filter_undo_and_restart(tmp_path: Path) -> None:
+    """search → move → mark to-read (and another read) → filter to-read → undo → restart."""
+    seeds, data = shipped_copy(tmp_path), tmp_path / "data"
+    app = app_on(seeds, data)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        assert app.table.row_count == 35
+        await pilot.press("slash")
+        await type_text(pilot, "preference")
+        await settle(pilot)
+        with Library([seeds], data) as library:
+            hits = _ids(library, "preference")
+        assert app.table.paper_ids == hits and len(hits) == 3
+        await pilot.press("enter", "j")
+        assert app.focused is app.table
+        first, second = hits[1], hits[2]
+        assert app.table.current_id == first
+        await pilot.press("t")  # to-read, and on to the next paper
+        assert app.table.current_id == second
+        await pilot.press("r")
+        await settle(pilot)
+        assert app.table.hit(first).status == "to-read"
+        assert app.table.hit(second).status == "read"
+        assert app.panel.paper is not None and app.panel.paper.status == "read"
+        assert app.query_one("StatusHeader").counts == {
+            "all": 35, "new": 33, "to-read": 1, "read": 1}
+
+        await pilot.press("3")
+        await settle(pilot)
+        assert app.table.paper_ids == [first]
+        await pilot.press("u")  # undoes the latest step: `second` is new again
+        await settle(pilot)
+        assert app.query_one("StatusHeader").counts == {
+            "all": 35, "new": 34, "to-read": 1, "read": 0}
+        await pilot.press("q")
+
+    again = app_on(seeds, data)
+    async with again.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await pilot.press("3")
+        await settle(pilot)
+        assert again.table.paper_ids == [first]
+        assert again.table.hit(first).status == "to-read"
+        assert again.panel.paper is not None and again.panel.paper.id == first
+    with Library([seeds], data) as library:
+        assert library.get(first).status == "to-read"
+        assert library.get(second).status == "new"
+
+
+async def test_pressing_a_mark_again_toggles_it_back_to_new(tmp_path: Path) -> None:
+    seeds, data = shipped_copy(tmp_path), tmp_path / "data"
+    app = app_on(seeds, data)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        first = app.table.current_id
+        await pilot.press("t", "k", "t")  # mark, come back, press it again
+        await settle(pilot)
+        assert app.table.hit(first).status == "new"
+        await pilot.press("k", "r", "k", "x")  # read, come back, clear
+        await settle(pilot)
+        assert app.table.hit(first).status == "new"
+        assert app.table.current_id == app.table.paper_ids[1]
+    with Library([seeds], data) as library:
+        assert library.counts()["new"] == 35
+
+
+async def test_fast_typing_leaves_the_table_equal_to_the_last_query(tmp_path: Path) -> None:
+    """Type then delete a query 50 times as fast as keys come; stale answers never win."""
+    seeds, data = shipped_copy(tmp_path), tmp_path / "data"
+    app = app_on(seeds, data, debounce_seconds=0.0)  # no debounce: every key searches
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await pilot.press("slash")
+        burst(app, [*"graph", *["backspace"] * 5] * 50)
+        await settle(pilot)
+        assert app.query_one(SearchBar).value == ""
+        with Library([seeds], data) as library:
+            assert app.table.paper_ids == _ids(library, "")
+            burst(app, "learn")
+            await settle(pilot)
+            assert app.table.paper_ids == _ids(library, "learn")
+            assert app.table.row_count == 21
+
+
+async def test_keys_typed_ahead_go_where_they_were_meant(tmp_path: Path) -> None:
+    """Over SSH keys arrive in bursts: "/wudi", Enter, "t" must search, then mark."""
+    seeds, data = shipped_copy(tmp_path), tmp_path / "data"
+    app = app_on(seeds, data)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        burst(app, ["slash", *"wudi", "enter", "t"])
+        await settle(pilot)
+        assert app.query_one(SearchBar).value == "wudi"
+        assert app.focused is app.table
+        burst(app, ["slash", "ctrl+u", *"graph", "down", "j", "r", "3", "k", "2"])
+        await settle(pilot)
+        assert app.status_filter == "new"
+    with Library([seeds], data) as library:
+        assert [h.name for h in library.search("", "to-read").hits] == ["WUDI-Merging"]
+        assert [h.name for h in library.search("", "read").hits] == ["ELoRA"]
+
+
+async def test_an_empty_result_says_so_and_keys_do_no_harm(tmp_path: Path) -> None:
+    seeds, data = shipped_copy(tmp_path), tmp_path / "data"
+    app = app_on(seeds, data)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("slash")
+        await type_text(pilot, "zzzzqqq")
+        await pilot.press("escape")
+        await settle(pilot)
+        assert app.table.row_count == 0
+        assert _notice_text(app) == "no papers match zzzzqqq"
+        await pilot.press("j", "k", "g", "G", "pagedown", "t", "r", "x", "n", "N", "space", "J")
+        await settle(pilot)
+        assert app.table.current_id is None
+        assert app.query_one("StatusHeader").counts["new"] == 35
+        await pilot.press("2")  # a filter on top of an empty result
+        await settle(pilot)
+        assert _notice_text(app) == "no papers match zzzzqqq among new papers (1 shows all)"
+
+
+async def test_markup_like_text_shows_literally(tmp_path: Path) -> None:
+    """Abstracts, file names and queries with [/INST], [CLS], [bold] and escapes stay text."""
+    seeds = tmp_path / "seeds"
+    seeds.mkdir()
+    abstract = ("We prompt with [INST] and [/INST] tags, pool the [CLS] token, and print "
+                "[bold]not bold[/bold] and [link=https://x.invalid]a link[/link] "
+                "\x1b[2J literally.")
+    (seeds / "[red]tricky[b].txt").write_text(f"Markup Workshop\n\n{abstract}\n",
+                                                 encoding="utf-8")
+    copy_files(seeds, [ODD_SEEDS / "brackets.txt"])
+    app = app_on(seeds, tmp_path / "data")
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(pilot)
+        await pilot.press("slash")
+        await type_text(pilot, "inst")
+        await pilot.press("enter")
+        await settle(pilot)
+        shown = _panel_text(app)
+        for literal in ("[INST] and [/INST]", "[CLS]", "[bold]not bold[/bold]",
+                        "[link=https://x.invalid]a link[/link]", "[red]tricky[b].txt:1"):
+            assert literal in shown
+        assert "\x1b" not in shown
+        assert "[2J literally" in shown
+        cells = [cell.plain for cell in app.table.get_row(app.table.current_id)]
+        assert "[INST]" in cells[2]
+        await pilot.press("slash", "ctrl+a")
+        await type_text(pilot, "[bold]x[/bold] [CLS]")
+        await settle(pilot)
+        status = app.query_one("#search-status", Static).content
+        assert isinstance(status, Text)
+
+
+async def test_query_markup_in_the_empty_message_is_literal(tmp_path: Path) -> None:
+    app = app_on(shipped_copy(tmp_path), tmp_path / "data")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("slash")
+        await type_text(pilot, "[bold]zzqq[/bold]")
+        await settle(pilot)
+        assert _notice_text(app) == "no papers match [bold]zzqq[/bold]"
+
+
+async def test_pages_slide_and_never_exceed_the_page_size(tmp_path: Path) -> None:
+    seeds, data = shipped_copy(tmp_path), tmp_path / "data"
+    app = app_on(seeds, data, page_size=10)
+    with Library([seeds], data) as library:
+        library.sync()
+        every = _ids(library, "", limit=100)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        table = app.table
+        assert table.paper_ids == every[:10]
+        for step in range(1, 13):
+            await pilot.press("j")
+            await settle(pilot)
+            assert table.row_count <= 10
+            assert table.current_id == every[step]
+        assert table.window_offset > 0
+        await pilot.press("G")
+        await settle(pilot)
+        assert table.current_id == every[-1] and table.window_offset == 25
+        await pilot.press("g")
+        await settle(pilot)
+        assert table.current_id == every[0] and table.window_offset == 0
+        assert app.panel.paper is not None and app.panel.paper.id == every[0]
+        burst(app, ["j"] * 31)  # keys typed ahead while windows load are not lost
+        await settle(pilot)
+        assert table.current_id == every[31] and table.row_count <= 10
+        burst(app, ["k"] * 29)
+        await settle(pilot)
+        assert table.current_id == every[2] and table.row_count <= 10
+        screen_rows = table.scrollable_content_region.height
+        burst(app, ["pagedown", "pagedown"])
+        await settle(pilot)
+        assert table.current_id == every[2 + 2 * screen_rows]
+
+
+async def test_next_new_paper_crosses_pages(tmp_path: Path) -> None:
+    seeds, data = shipped_copy(tmp_path), tmp_path / "data"
+    with Library([seeds], data) as library:
+        library.sync()
+        every = _ids(library, "", limit=100)
+        library.set_status(every[1:30], "read")
+    app = app_on(seeds, data, page_size=10)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await pilot.press("n")
+        await settle(pilot)
+        assert app.table.current_id == every[30]
+        assert app.table.row_count <= 10
+        await pilot.press("N")
+        await settle(pilot)
+        assert app.table.current_id == every[0]
+        notes = record_notifications(app)
+        await pilot.press("N")
+        await settle(pilot)
+        assert notes == ["no new paper above"]
+
+
+async def test_seed_changes_are_picked_up_while_running(tmp_path: Path) -> None:
+    """A seed file added while the app runs is synced in the background; the cursor stays on
+    its paper; a file that cannot be read is named in a notification."""
+    seeds, data = shipped_copy(tmp_path), tmp_path / "data"
+    app = app_on(seeds, data, poll_seconds=0.1)
+    notes = record_notifications(app)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await pilot.press("j", "j", "j")
+        await settle(pilot)
+        here = app.table.current_id
+        copy_files(seeds, [ODD_SEEDS / "latex.txt"])
+        (seeds / "junk.txt").write_bytes(bytes(range(256)) * 8)
+        header = app.query_one("StatusHeader")
+        await wait_for(pilot, lambda: header.counts.get("all") == 37, "the new papers")
+        await settle(pilot)
+        assert app.table.current_id == here
+        assert app.table.row_count == 37
+        assert any("junk.txt" in note and "not loaded" in note for note in notes)
+
+
+async def test_a_broken_seed_file_is_reported_at_start(tmp_path: Path) -> None:
+    seeds = copy_files(tmp_path / "seeds", [ODD_SEEDS / "brackets.txt", ODD_SEEDS / "empty.txt"])
+    app = app_on(seeds, tmp_path / "data")
+    notes = record_notifications(app)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        assert app.table.row_count == 2
+        assert notes == ["seed file empty.txt not loaded: empty file"]
+
+
+async def test_layout_follows_the_width_and_survives_tiny_terminals(tmp_path: Path) -> None:
+    app = app_on(shipped_copy(tmp_path), tmp_path / "data")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        assert app.screen.has_class("-narrow") and not app.screen.has_class("-wide")
+        await pilot.resize_terminal(200, 50)
+        await wait_for(pilot, lambda: app.screen.has_class("-wide"), "the wide layout")
+        for width, height in [(20, 6), (200, 50), (33, 7), (120, 40), (119, 10), (20, 6)] * 2:
+            await pilot.resize_terminal(width, height)
+            await pilot.pause()
+        await pilot.press("j", "t", "slash")
+        await type_text(pilot, "graph")
+        await settle(pilot)
+        assert app.table.row_count == 2
+        assert app.screen.has_class("-narrow")
+
+
+async def test_no_color_keeps_marks_and_cursor_readable(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("NO_COLOR", "1")
+    app = app_on(shipped_copy(tmp_path), tmp_path / "data", ascii_only=None)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        assert app.screen.has_class("-no-color")
+        first = app.table.current_id
+        await pilot.press("t")
+        await settle(pilot)
+        mark = app.table.get_row(first)[0]
+        assert mark.plain == ">"
+        assert "> to-read" in app.query_one("#counts", Static).content.plain
+
+
+async def test_help_is_built_from_the_bindings(tmp_path: Path) -> None:
+    app = app_on(shipped_copy(tmp_path), tmp_path / "data")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("slash", "f1")  # from the search bar too
+        await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen), "the help")
+        lines = app.screen.lines
+        described = {line.description for line in lines}
+        for binding in PapertrayApp.BINDINGS:
+            if binding.action not in ("command_palette", "leave_search"):
+                assert binding.tooltip in described
+        pairs = [(line.keys, line.description) for line in lines]
+        assert ("↓ j", "Move to the next paper") in pairs
+        assert any(line.keys == "q ^q" for line in lines)
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not isinstance(app.screen, HelpScreen), "help to close")
+        assert app.focused is app.table
+
+
+async def test_command_palette_runs_triage_commands(tmp_path: Path) -> None:
+    seeds, data = shipped_copy(tmp_path), tmp_path / "data"
+    app = app_on(seeds, data)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        first = app.table.current_id
+        await pilot.press("ctrl+p")
+        await type_text(pilot, "mark the paper to-read")
+        await wait_for(pilot, lambda: app.screen.query_one(CommandList).option_count > 0,
+                       "palette hits")
+        await pilot.press("enter")
+        await settle(pilot)
+        assert app.table.hit(first).status == "to-read"

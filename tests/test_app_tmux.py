@@ -1,0 +1,98 @@
+"""End to end: the real ``papertray`` command in a real terminal (tmux, 80x24).
+
+Types a query, marks the hit to-read with ``t``, quits with ``q``, and asks the command line
+whether the mark landed. Runs on a private tmux server (its own socket, no user config), polls
+the screen with a deadline instead of sleeping, and always kills the server.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+from tests.tui_support import shipped_copy
+
+TMUX = shutil.which("tmux")
+DEADLINE_S = 20.0
+
+pytestmark = pytest.mark.skipif(
+    TMUX is None, reason="tmux is not installed: the end-to-end test drives the real command in "
+    "tmux (.ci/run installs it)")
+
+
+def _papertray() -> list[str]:
+    """The console script next to this Python, else the CLI's entry point through it."""
+    script = Path(sys.executable).with_name("papertray")
+    if script.exists():
+        return [str(script)]
+    return [sys.executable, "-c", "from tui.cli import main; main()"]
+
+
+class Terminal:
+    """One tmux session on a private server."""
+
+    def __init__(self, command: list[str], width: int = 80, height: int = 24) -> None:
+        self.socket = f"papertray-test-{uuid.uuid4().hex[:12]}"
+        shell = shlex.join(command) + '; echo "[papertray exited $?]"; sleep 60'
+        self.tmux("-f", os.devnull, "new-session", "-d", "-s", "main", "-x", str(width),
+                  "-y", str(height), shell)
+
+    def tmux(self, *args: str) -> str:
+        assert TMUX is not None
+        done = subprocess.run([TMUX, "-L", self.socket, *args], capture_output=True, text=True,
+                              timeout=10, check=True)
+        return done.stdout
+
+    def screen(self) -> str:
+        return self.tmux("capture-pane", "-p", "-t", "main")
+
+    def keys(self, *keys: str, literal: bool = False) -> None:
+        self.tmux("send-keys", "-t", "main", *(["-l"] if literal else []), *keys)
+
+    def wait_for(self, text: str, deadline_s: float = DEADLINE_S) -> str:
+        """Poll the screen until it shows ``text``; fail with the last screen otherwise."""
+        end = time.monotonic() + deadline_s
+        while True:
+            screen = self.screen()
+            if text in screen:
+                return screen
+            if time.monotonic() > end:
+                raise AssertionError(f"the screen never showed {text!r}; last screen:\n{screen}")
+            time.sleep(0.05)
+
+    def close(self) -> None:
+        subprocess.run([TMUX or "tmux", "-L", self.socket, "kill-server"], capture_output=True,
+                       timeout=10, check=False)
+
+
+def test_type_mark_quit_and_the_mark_is_on_disk(tmp_path: Path) -> None:
+    seeds, data = shipped_copy(tmp_path), tmp_path / "data"
+    where = ["--seeds", str(seeds), "--data-dir", str(data)]
+    terminal = Terminal(["env", "TERM=xterm-256color", "LANG=C.UTF-8", *_papertray(), *where])
+    try:
+        terminal.wait_for("1/35")
+        terminal.keys("/")
+        terminal.keys("wudi", literal=True)
+        terminal.wait_for("1/1")
+        terminal.keys("Enter")
+        terminal.keys("t")
+        screen = terminal.wait_for("» to-read 1")
+        assert "WUDI-Merging  » to-read" in screen
+        terminal.keys("q")
+        terminal.wait_for("[papertray exited 0]")
+    finally:
+        terminal.close()
+
+    listed = subprocess.run([*_papertray(), *where, "list", "--status", "to-read", "--json"],
+                            capture_output=True, text=True, timeout=30, check=True)
+    hits = json.loads(listed.stdout)["hits"]
+    assert [(h["name"], h["status"]) for h in hits] == [("WUDI-Merging", "to-read")]

@@ -1,0 +1,115 @@
+"""The rules of the road (DESIGN.md): db/ never imports Textual or Rich, tui/ holds no SQL, the
+import-linter contract holds, the code is ruff-clean, and the seeds ship byte for byte."""
+
+from __future__ import annotations
+
+import pkgutil
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import db
+from tests.db_support import REPO, SHIPPED_SEEDS
+
+BIN = Path(sys.executable).parent
+
+
+def _db_modules() -> list[str]:
+    return sorted(f"db.{m.name}" for m in pkgutil.iter_modules(db.__path__))
+
+
+def test_db_modules_are_the_expected_ones():
+    assert {"db.library", "db.marks", "db.query", "db.render", "db.schema", "db.search",
+            "db.seeds", "db.sync", "db.text"} <= set(_db_modules())
+
+
+def test_db_never_imports_textual_or_rich(tmp_path):
+    """Import every db module and exercise the library (lazy imports too) in a fresh process."""
+    code = f"""
+import sys, importlib
+for name in {_db_modules()!r}:
+    importlib.import_module(name)
+from db import Library
+lib = Library([{str(SHIPPED_SEEDS)!r}], {str(tmp_path / "data")!r})
+lib.sync()
+hit = lib.search("reinforcment lerning").hits[0]
+lib.get(hit.id).to_json()
+lib.set_status([hit.id], "read"); lib.undo()
+from db.render import render_segments
+render_segments(r"$\\mathcal{{G}}$ and \\textit{{x}} **b**")
+bad = sorted(m for m in sys.modules if m.split(".")[0] in ("textual", "rich", "tui"))
+print(bad)
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         cwd=tmp_path, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == "[]\n"
+
+
+def test_import_linter_contract_holds():
+    lint = BIN / "lint-imports"
+    if not lint.exists():
+        pytest.fail("lint-imports is not installed next to the running Python (the test extra "
+                    "installs import-linter)")
+    out = subprocess.run([str(lint)], capture_output=True, text=True, cwd=REPO, timeout=300)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "db never imports the front ends or Textual KEPT" in out.stdout
+    assert "Contracts: 1 kept, 0 broken." in out.stdout
+
+
+SQL_RE = re.compile(r"\b(SELECT\s+.+\s+FROM|INSERT\s+INTO|UPDATE\s+\w+\s+SET|DELETE\s+FROM|"
+                    r"CREATE\s+(TABLE|INDEX|VIRTUAL|TRIGGER)|DROP\s+TABLE|PRAGMA)\b")
+
+
+def test_tui_holds_no_sql():
+    offenders = []
+    for path in sorted((REPO / "tui").rglob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        for number, line in enumerate(text.splitlines(), start=1):
+            if SQL_RE.search(line) or ".execute(" in line or "sqlite3.connect" in line:
+                offenders.append(f"{path.relative_to(REPO)}:{number}: {line.strip()}")
+    assert offenders == []
+
+
+def test_ruff_is_clean():
+    ruff = BIN / "ruff"
+    command = [str(ruff)] if ruff.exists() else [sys.executable, "-m", "ruff"]
+    out = subprocess.run([*command, "check", "--no-cache", "."], capture_output=True, text=True,
+                         cwd=REPO, timeout=300)
+    assert out.returncode == 0, out.stdout + out.stderr
+
+
+def test_shipped_seeds_are_the_two_files():
+    assert sorted(p.name for p in SHIPPED_SEEDS.iterdir()) == [
+        "000_cd03ecd68f8352ab.txt", "002_877e65d5360e0aa3.txt"]
+    shared = REPO.parent / "shared" / "seeds"
+    if shared.is_dir():  # next to a checkout of the project: they must be the same bytes
+        for seed in SHIPPED_SEEDS.iterdir():
+            assert seed.read_bytes() == (shared / seed.name).read_bytes()
+
+
+def test_the_odd_cases_are_copied_into_the_repo():
+    data = REPO / "tests" / "data"
+    assert (data / "queries.json").is_file() and (data / "README.md").is_file()
+    shared = REPO.parent / "shared" / "cases"
+    if shared.is_dir():
+        for name in ("queries.json", "README.md"):
+            assert (data / name).read_bytes() == (shared / name).read_bytes()
+        for case in (shared / "seeds-odd").iterdir():
+            assert (data / "seeds-odd" / case.name).read_bytes() == case.read_bytes()
+
+
+def test_wheel_ships_the_seeds():
+    """pyproject maps seeds/ into the wheel as db/shipped_seeds, where db.seeds looks first."""
+    import tomllib
+
+    config = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
+    wheel = config["tool"]["hatch"]["build"]["targets"]["wheel"]
+    assert wheel["packages"] == ["db", "tui"]
+    assert wheel["force-include"] == {"seeds": "db/shipped_seeds"}
+    from db.seeds import shipped_seeds
+
+    assert shipped_seeds().resolve() == SHIPPED_SEEDS.resolve()

@@ -1,0 +1,258 @@
+"""Search: every query is safe, phrases and filters find exactly what they should, ranking puts
+the paper that introduces a name first, and no text typed by a user raises."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from db.text import paper_id
+from tests.db_support import QUERIES, SHIPPED_SEEDS, all_hits, ids
+
+HYPOTHESIS = settings(max_examples=150, deadline=None,
+                      suppress_health_check=[HealthCheck.function_scoped_fixture,
+                                             HealthCheck.too_slow])
+
+
+def _seed_papers() -> dict[str, str]:
+    """id -> abstract, read straight from the shipped seed files (in seed order, no db parsing)."""
+    papers: dict[str, str] = {}
+    for file in sorted(SHIPPED_SEEDS.glob("*.txt")):
+        for paragraph in re.split(r"\n\s*\n", file.read_text(encoding="utf-8").strip())[1:]:
+            papers.setdefault(paper_id(paragraph), " ".join(paragraph.split()))
+    return papers
+
+
+SEED_PAPERS = _seed_papers()
+SEED_ORDER = list(SEED_PAPERS)
+
+
+def _containing(pattern: str) -> set[str]:
+    return {pid for pid, text in SEED_PAPERS.items() if re.search(pattern, text, re.IGNORECASE)}
+
+
+def test_the_independent_reading_agrees_on_35_papers(shipped_library):
+    assert len(SEED_PAPERS) == 35
+    assert ids(all_hits(shipped_library)) == SEED_ORDER
+
+
+@pytest.mark.parametrize("query", QUERIES)
+def test_every_query_returns_normally(shipped_library, query):
+    for typing in (False, True):
+        result = shipped_library.search(query, typing=typing)
+        assert result.total >= len(result.hits)
+        assert "syntax error" not in result.notice and "no such column" not in result.notice
+        assert result.query == query
+        scores = [h.score for h in result.hits]
+        assert scores == sorted(scores, reverse=True)
+
+
+@pytest.mark.parametrize("query", QUERIES)
+def test_every_query_through_the_cli(run_cli, query):
+    out = run_cli("search", query, "--json", "--limit", "100")
+    assert out.exit_code == 0, out.stderr
+    assert "Traceback" not in out.stderr
+    data = out.json()
+    assert set(data) == {"query", "effective_query", "notice", "total", "hits"}
+    assert data["query"] == query
+    assert data["total"] == len(data["hits"])
+
+
+@pytest.mark.parametrize(("query", "pattern"), [
+    ("state-of-the-art", r"state-of-the-art"),
+    ("multi-task", r"multi-task"),
+    # porter stems "models" to "model"; "Large Lan- guage Models" is repaired PDF hyphenation
+    ('"large language models"', r"large lan(- )?guage models?"),
+    ("transform*", r"\btransform"),
+    ("Craftium OR DipLLM", r"craftium|dipllm"),
+])
+def test_phrases_find_exactly_the_papers_containing_them(shipped_library, query, pattern):
+    expected = _containing(pattern)
+    for typing in (False, True):
+        result = shipped_library.search(query, limit=100, typing=typing)
+        assert set(ids(result.hits)) == expected
+        assert result.total == len(expected)
+        assert result.notice == ""
+
+
+def test_phrase_counts(shipped_library):
+    assert len(_containing("state-of-the-art")) == 9
+    assert len(_containing("multi-task")) == 6
+    assert shipped_library.search("state-of-the-art").effective_query == '"state of the art"'
+
+
+def test_phrases_through_the_cli(run_cli):
+    for query, pattern in (("state-of-the-art", "state-of-the-art"), ("multi-task", "multi-task")):
+        data = run_cli("search", query, "--json", "--limit", "100").json()
+        assert {h["id"] for h in data["hits"]} == _containing(pattern)
+
+
+def test_misspelt_words_are_corrected_and_said(shipped_library):
+    result = shipped_library.search("reinforcment lerning", limit=100)
+    assert result.effective_query == "reinforcement learning"
+    assert result.notice == "corrected reinforcment → reinforcement, lerning → learning"
+    assert set(ids(result.hits)) == _containing("reinforcement learning")
+    assert [h.name for h in result.hits if h.name] == [
+        "LMRL-Gym", "MENTOR", "Craftium", "C-3PO", "M3DT", "BATI", "SDQC"]
+    assert result.total == 8
+
+
+@pytest.mark.parametrize(("query", "name"), [
+    ("PARM", "PARM"), ("parm", "PARM"), ("wudi", "WUDI-Merging"), ("s2 track", "S2-Track"),
+    ("S2-Track", "S2-Track"), ("craftium", "Craftium"), ("dipllm", "DipLLM"),
+    ("LMRL-Gym", "LMRL-Gym"), ("hc-smoe", "HC-SMoE"),
+])
+def test_the_paper_that_introduces_a_name_ranks_first(shipped_library, query, name):
+    for typing in (False, True):
+        assert shipped_library.search(query, typing=typing).hits[0].name == name
+
+
+def test_a_name_outweighs_the_same_word_in_abstracts(shipped_library):
+    hits = shipped_library.search("merging", limit=100).hits
+    assert hits[0].name == "WUDI-Merging"
+    assert len(hits) > 1 and hits[0].score > hits[1].score
+
+
+@pytest.mark.parametrize("query", ["", "   ", '"', "*", "-", '""', "- * \"", "\t\n"])
+def test_empty_queries_list_everything_in_seed_order(shipped_library, query):
+    result = shipped_library.search(query, limit=100)
+    assert ids(result.hits) == SEED_ORDER
+    assert (result.total, result.notice, result.effective_query) == (35, "", "")
+    assert {h.score for h in result.hits} == {0.0}
+
+
+def test_operators_out_of_place_are_plain_words(shipped_library):
+    not_transformer = shipped_library.search("NOT transformer", limit=100)
+    assert not_transformer.effective_query == "not transformer"
+    assert set(ids(not_transformer.hits)) == {
+        pid for pid, text in SEED_PAPERS.items()
+        if re.search(r"\bnot\b", text, re.I) and re.search(r"\btransformer\b", text, re.I)}
+    assert [h.name for h in not_transformer.hits] == ["M3DT"]
+    lone_or = shipped_library.search("OR", limit=100)
+    assert lone_or.effective_query == "or"
+    assert set(ids(lone_or.hits)) == _containing(r"\bor\b")
+    assert shipped_library.search("AND").effective_query == "and"
+
+
+def test_unsafe_characters_are_text(shipped_library):
+    cls = shipped_library.search("[CLS]")
+    assert (cls.effective_query, cls.total) == ("cls", 0)
+    assert shipped_library.search("c++").effective_query == "c"
+    assert shipped_library.search('foo"bar').effective_query == '"foo bar"'
+    assert shipped_library.search("arXiv:2101.00001").effective_query == '"arxiv 2101 00001"'
+
+
+def test_exclusion(shipped_library):
+    result = shipped_library.search("multi-task -reinforcement", limit=100)
+    assert set(ids(result.hits)) == _containing("multi-task") - _containing("reinforcement")
+    assert result.total == 5
+    assert shipped_library.search('multi-task -"reinforcement learning"').total == 5
+
+
+def test_too_few_hits_fall_back_to_partial_matches(shipped_library):
+    result = shipped_library.search("diplomacy tensor", limit=100)
+    assert result.notice == "no paper has all 2 words; showing best partial matches"
+    assert {h.name for h in result.hits} == {"DipLLM", "LoRT"}
+
+
+def test_exclusion_and_filters_never_trigger_the_fallback(shipped_library):
+    """An exclusion that removes every hit must not bring in papers the words alone never had."""
+    assert shipped_library.search("multi task learning -multi").total == 0
+    assert shipped_library.search("multi task learning is:read").total == 0
+
+
+def test_the_last_word_is_a_prefix_while_typing(shipped_library):
+    typed = shipped_library.search("transfor", typing=True, limit=100)
+    assert set(ids(typed.hits)) == _containing(r"\btransfor")
+    assert typed.effective_query == "transfor*"
+    # a trailing space ends the word: "transfor" is then a word in no paper, and corrected
+    assert shipped_library.search("transfor ", typing=True).effective_query == "transfer"
+    assert shipped_library.search("transfor", typing=False).effective_query != "transfor*"
+
+
+def test_status_filters(library):
+    by_name = {h.name: h.id for h in all_hits(library) if h.name}
+    library.set_status([by_name["PARM"], by_name["MCU"]], "to-read")
+    library.set_status([by_name["LoRT"]], "read")
+    everything = ids(all_hits(library))
+    assert ids(library.search("is:to-read").hits) == [by_name["PARM"], by_name["MCU"]]
+    assert ids(library.search("is:read").hits) == [by_name["LoRT"]]
+    new = library.search("is:new", limit=100)
+    assert ids(new.hits) == [
+        i for i in everything if i not in (by_name["PARM"], by_name["MCU"], by_name["LoRT"])]
+    assert ids(library.search("", status="to-read").hits) == [by_name["PARM"], by_name["MCU"]]
+    to_read = {by_name["PARM"], by_name["MCU"]}
+    aligned = set(ids(library.search("alignment is:to-read").hits))
+    assert aligned == to_read & _containing(r"\balign")
+    assert ids(library.search("minecraft is:to-read").hits) == [by_name["MCU"]]
+    assert [h.status for h in library.search("PARM").hits] == ["to-read"]
+    assert library.search("is:toread").total == 2 and library.search("is:unread").total == 32
+
+
+def test_other_filters(shipped_library):
+    code = shipped_library.search("has:code", limit=100)
+    assert [h.name or h.short_id for h in code.hits] == [
+        "PARM", "WUDI-Merging", "MTL-UE", "MENTOR", "1c07dcbf", "HC-SMoE", "MCU", "PHN-HVVS",
+        "ELoRA"]
+    second = shipped_library.search("in:002", limit=100)
+    assert ids(second.hits) == [i for i in SEED_ORDER if i in {
+        paper_id(p) for p in re.split(r"\n\s*\n", (SHIPPED_SEEDS / "002_877e65d5360e0aa3.txt")
+                                      .read_text(encoding="utf-8").strip())[1:]}]
+    assert second.total == 19
+    assert shipped_library.search("in:icml", limit=100).total == 35
+    bogus = shipped_library.search("is:bogus", limit=100)
+    assert (bogus.total, bogus.notice) == (
+        35, "unknown filter is:bogus ignored (use is:new, is:to-read, is:read)")
+
+
+def test_pages(shipped_library):
+    page = shipped_library.search("", limit=10, offset=30)
+    assert (ids(page.hits), page.total) == (SEED_ORDER[30:], 35)
+    assert shipped_library.search("", limit=0).hits == []
+    assert shipped_library.search("", limit=5, offset=1000).hits == []
+    assert ids(shipped_library.search("learning", limit=3, offset=2).hits) == ids(
+        shipped_library.search("learning", limit=100).hits)[2:5]
+
+
+def _one_word(word: str) -> bool:
+    """A word that stays one excluded word: no quote or space, even after NFKC ("´" is " ́")."""
+    normal = unicodedata.normalize("NFKC", word)
+    return '"' not in normal and not any(ch.isspace() for ch in normal)
+
+
+WORDS = ["learning", "model", "multi-task", "graph", "tensor", "language", "reinforcement",
+         "policy", "state-of-the-art", "data", "transform*", '"large language"', "OR", "NOT"]
+
+
+@HYPOTHESIS
+@given(st.lists(st.sampled_from(WORDS), min_size=1, max_size=3).map(" ".join),
+       st.one_of(st.sampled_from([*WORDS, "zzqx", "the", "a"]),
+                 st.text(st.characters(categories=["L", "N", "P", "S"]), min_size=1, max_size=8)
+                 .filter(_one_word)))
+def test_excluding_a_word_never_adds_hits(shipped_library, query, word):
+    """``-word`` only removes hits (the fallback to partial matches never adds any back)."""
+    plain = set(ids(shipped_library.search(query, limit=10_000).hits))
+    without = set(ids(shipped_library.search(f"{query} -{word}", limit=10_000).hits))
+    assert without <= plain
+
+
+@HYPOTHESIS
+@given(st.text(max_size=60))
+def test_random_text_never_raises(shipped_library, text):
+    for typing in (False, True):
+        result = shipped_library.search(text, limit=20, typing=typing)
+        assert len(result.hits) <= 20
+        assert result.total >= len(result.hits)
+
+
+@HYPOTHESIS
+@given(st.lists(st.sampled_from(['"', "-", "*", "OR", "NOT", "is:", "in:", "has:", "(", ")",
+                                 ":", "^", "NEAR", "AND", "'", "\\", "graph", "\x00", "%", "_"]),
+                max_size=12).map("".join))
+def test_operator_soup_never_raises(shipped_library, text):
+    shipped_library.search(text, typing=True)
+    shipped_library.search(text.replace("", " "))

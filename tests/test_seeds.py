@@ -1,0 +1,326 @@
+"""Parsing seed files: collections, entries, derived fields, hyphenation, decoding, ids."""
+
+from __future__ import annotations
+
+import codecs
+import gzip
+import textwrap
+from pathlib import Path
+
+import pytest
+import sqlite_utils
+
+from db import Library
+from db.seeds import SeedError, collection_label, is_english_word, parse_file, parse_text
+from db.text import DecodeError, clean, decode, paper_id, repair_hyphenation
+from tests.db_support import FILE_A, FILE_B, SHIPPED_SEEDS, all_hits, first_words
+
+# Every paper of the shipped seeds in seed order (file A, then the papers only in file B), by the
+# first three words of its abstract, with the name it must get: the method/benchmark it
+# introduces, or None when it introduces no name.
+EXPECTED_NAMES = [
+    ("Multi-objective test-time alignment", "PARM"),
+    ("Model merging seeks", "WUDI-Merging"),
+    ("Most existing unlearnable", "MTL-UE"),
+    ("Early exits enable", None),
+    ("3D multiple object", "S2-Track"),
+    ("Visual deep reinforcement", "MENTOR"),
+    ("Foundation models serve", None),
+    ("In decision-making problems,", "MO-CBO"),
+    ("Multi-sample aggregation strategies,", None),
+    ("The Two-Stage Learning-to-Defer", None),
+    ("Despite recent advancements", "M3DT"),
+    ("Knowledge distillation typically", None),
+    ("A canonical desideratum", None),
+    ("The ability to", "BATI"),
+    ("Large language models", None),  # "... exhibit remarkable task generalization"
+    ("This work has", None),
+    ("Large language models", "LMRL-Gym"),  # in both files
+    ("Pre-trained generalist policies", "AMF"),  # in both files
+    ("Bipartite ranking is", None),  # in both files
+    ("Tensor regression is", "LoRT"),
+    ("Advances in large", "Craftium"),
+    ("Safe offline reinforcement", "SDQC"),
+    ("Sparse Mixture-of-Experts (SMoE)", "HC-SMoE"),
+    ("Developing AI agents", "MCU"),
+    ("Multi-objective optimization (MOO)", "PHN-HVVS"),
+    ("Vision Transformers (ViT)", "ExtPose"),
+    ("Retrieval-augmented generation (RAG)", "C-3PO"),
+    ("Most existing structured", "Olica"),
+    ("We present a", None),
+    ("Diplomacy is a", "DipLLM"),
+    ("Multiple Instance Learning", None),
+    ("Pre-trained interatomic potentials", "ELoRA"),
+    ("Existing prompt-based approaches", "iDPA"),
+    ("Boosting provides a", None),
+    ("Molecular structure generation", None),
+]
+
+ISSUE_NAMES = [
+    "PARM", "WUDI-Merging", "MTL-UE", "S2-Track", "MENTOR", "MO-CBO", "M3DT", "BATI", "LMRL-Gym",
+    "AMF", "LoRT", "Craftium", "SDQC", "HC-SMoE", "MCU", "PHN-HVVS", "ExtPose", "C-3PO", "Olica",
+    "DipLLM", "ELoRA", "iDPA",
+]
+
+
+def _parse(name: str):
+    path = SHIPPED_SEEDS / name
+    return parse_file(path, path.read_bytes())
+
+
+# -- collections and counts ------------------------------------------------------------------
+
+def test_both_shipped_headers_name_icml_2025():
+    assert _parse(FILE_A)[0] == "ICML 2025"
+    assert _parse(FILE_B)[0] == "ICML 2025"
+    headers = [(SHIPPED_SEEDS / f).read_text(encoding="utf-8").splitlines()[0]
+               for f in (FILE_A, FILE_B)]
+    assert headers == ["ICML 2025 论文列表", "ICML 2025 Papers"]
+
+
+@pytest.mark.parametrize(("header", "label"), [
+    ("ICML 2025 Papers", "ICML 2025"),
+    ("ICML 2025 论文列表", "ICML 2025"),
+    ("NeurIPS 2024 accepted papers", "NeurIPS 2024"),
+    ("Proceedings of ICLR 2023", "ICLR 2023"),
+    ("Workshop 2024 Papers", "Workshop 2024 Papers"),  # "Workshop" is not a conference acronym
+    ("Latin-1 Workshop", "Latin-1 Workshop"),
+    ("中文论文列表", "中文论文列表"),
+    ("My   reading    list", "My reading list"),
+])
+def test_collection_label(header, label):
+    assert collection_label(header) == label
+
+
+def test_shipped_seeds_are_38_entries_35_papers_2_files(library):
+    stats = library.stats()
+    assert stats == {
+        "papers": 35, "entries": 38, "files": 2, "collections": {"ICML 2025": 35},
+        "status": {"new": 35, "to-read": 0, "read": 0}, "orphan_marks": 0, "problems": [],
+    }
+    assert [len(_parse(FILE_A)[1]), len(_parse(FILE_B)[1])] == [19, 19]
+
+
+def test_exactly_three_papers_have_two_sources(library):
+    shared = [h for h in all_hits(library) if len(h.sources) == 2]
+    assert [(h.name, [(s.file, s.position) for s in h.sources]) for h in shared] == [
+        ("LMRL-Gym", [(FILE_A, 17), (FILE_B, 7)]),
+        ("AMF", [(FILE_A, 18), (FILE_B, 9)]),
+        (None, [(FILE_A, 19), (FILE_B, 11)]),
+    ]
+    assert first_words(library.get(shared[2].id).abstract_source) == "Bipartite ranking is"
+    assert sum(len(h.sources) for h in all_hits(library)) == 38
+
+
+def test_index_tables_hold_the_seeds(library):
+    db = sqlite_utils.Database(library.paths.index)
+    assert db["papers"].count == 35
+    assert db["sources"].count == 38
+    assert [(r["display"], r["status"], r["entries"], r["collection"])
+            for r in db.query("SELECT * FROM files ORDER BY display")] == [
+        (FILE_A, "loaded", 19, "ICML 2025"), (FILE_B, "loaded", 19, "ICML 2025")]
+
+
+# -- derived fields --------------------------------------------------------------------------
+
+def test_every_paper_gets_exactly_its_name(library):
+    got = []
+    for hit in all_hits(library):
+        got.append((first_words(library.get(hit.id).abstract_source), hit.name))
+    assert got == EXPECTED_NAMES
+
+
+def test_the_issue_names_are_all_found(library):
+    assert sorted(h.name for h in all_hits(library) if h.name) == sorted(ISSUE_NAMES)
+
+
+def test_parse_gives_the_same_names_as_the_index():
+    _, a = _parse(FILE_A)
+    _, b = _parse(FILE_B)
+    names = [e.name for e in a] + [e.name for e in b if e.position not in (7, 9, 11)]
+    assert names == [name for _, name in EXPECTED_NAMES]
+
+
+def test_headline_is_the_first_sentence(library):
+    by_name = {h.name: h for h in all_hits(library)}
+    assert by_name["PARM"].headline == (
+        "Multi-objective test-time alignment aims to adapt large language models (LLMs) to diverse "
+        "multi-dimensional user preferences during inference while keeping LLMs frozen.")
+    assert by_name["Olica"].headline == (
+        "Most existing structured pruning methods for Large Language Models (LLMs) require "
+        "substantial computational and data resources for retraining to reestablish the corrupted "
+        "correlations, making them prohibitively expensive.")
+    this_work = [h for h in all_hits(library) if h.headline.startswith("This work")]
+    assert [h.headline for h in this_work] == ["This work has two contributions."]
+
+
+def test_long_first_sentence_is_cut_at_a_word_with_an_ellipsis(library):
+    m3dt = next(h for h in all_hits(library) if h.name == "M3DT")
+    assert m3dt.headline == (
+        "Despite recent advancements in offline multi-task reinforcement learning (MTRL) have "
+        "harnessed the powerful capabilities of the Transformer architecture, most approaches "
+        "focus on a limited number of tasks, with scaling to extremely…")
+
+
+def test_code_urls(library):
+    got = {(h.name or first_words(library.get(h.id).abstract_source)): h.code_url
+           for h in all_hits(library) if h.code_url}
+    assert got == {
+        "PARM": "https://github.com/Baijiong-Lin/PARM",
+        "WUDI-Merging": "https://github.com/nathanielyvo/WUDI-Merging",
+        "MTL-UE": "https://github.com/yuyi-sd/MTL-UE",
+        "MENTOR": "https://suninghuang19.github.io/mentor_page/",  # a project page: the only link
+        "Foundation models serve": "https://github.com/aimagelab/TransFusion",  # no trailing "."
+        "HC-SMoE": "https://github.com/wazenmai/HC-SMoE",
+        "MCU": "https://github.com/CraftJarvis/MCU",
+        "PHN-HVVS": "https://github.com/buptcmm/phnhvvs",
+        "ELoRA": "https://github.com/hyjwpk/ELoRA",
+    }
+    foundation = next(h for h in all_hits(library) if h.short_id == "1c07dcbf")
+    assert library.get(foundation.id).urls == ("https://github.com/aimagelab/TransFusion",)
+
+
+def test_code_url_prefers_a_code_host_over_a_project_page():
+    _, entries = parse_text(
+        "Header 2025\n\nWe propose FooNet. Project page https://foo.example.org/net, code at "
+        "https://gitlab.com/foo/net.\n", "x")
+    assert entries[0].urls == ("https://foo.example.org/net", "https://gitlab.com/foo/net")
+    assert entries[0].code_url == "https://gitlab.com/foo/net"
+    assert entries[0].name == "FooNet"
+
+
+# -- hyphenation -----------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("source", "repaired"), [
+    ("that re- quires both", "that requires both"),
+    ("LLMs to Diplo- macy remains", "LLMs to Diplomacy remains"),
+    ("experts for large- scale architectures", "experts for large-scale architectures"),
+    ("from single- and multi-agent tasks", "from single- and multi-agent tasks"),
+    ("sample- and communication-efficient", "sample- and communication-efficient"),
+])
+def test_hyphenation_is_repaired_only_with_evidence(source, repaired):
+    assert repair_hyphenation(source, is_english_word) == repaired
+
+
+def test_display_text_of_the_seeds_is_repaired_and_the_source_kept(library):
+    dipllm = library.get(next(h.id for h in all_hits(library) if h.name == "DipLLM"))
+    assert "re- quires" in dipllm.abstract_source and "Diplo- macy" in dipllm.abstract_source
+    assert "requires" in dipllm.abstract_markup and "Diplomacy remains" in dipllm.abstract_markup
+    assert "re- quires" not in dipllm.abstract_markup
+    assert "Diplo- macy" not in dipllm.to_json()["abstract"]
+    hc = library.get(next(h.id for h in all_hits(library) if h.name == "HC-SMoE"))
+    assert "for large-scale architectures" in hc.abstract_markup
+    craftium = library.get(next(h.id for h in all_hits(library) if h.name == "Craftium"))
+    assert "rich 3D single- and multi-agent environments" in craftium.abstract_markup
+
+
+# -- decoding --------------------------------------------------------------------------------
+
+TEXT = "Header 2025\n\nWe study Schrödinger bridges for data.\n\nA second abstract.\n"
+
+
+def test_utf8_bom_and_crlf():
+    data = codecs.BOM_UTF8 + TEXT.replace("\n", "\r\n").encode("utf-8")
+    assert decode(data) == TEXT
+
+
+@pytest.mark.parametrize("codec", ["utf-16-le", "utf-16-be"])
+def test_utf16_with_bom(codec):
+    bom = codecs.BOM_UTF16_LE if codec.endswith("le") else codecs.BOM_UTF16_BE
+    assert decode(bom + TEXT.encode(codec)) == TEXT
+    collection, entries = parse_file(Path("x.txt"), bom + TEXT.replace("\n", "\r\n").encode(codec))
+    assert collection == "Header 2025"
+    assert [e.abstract_source for e in entries] == [
+        "We study Schrödinger bridges for data.", "A second abstract."]
+
+
+def test_latin1_and_cp1252_fallback():
+    assert decode(TEXT.encode("latin-1")) == TEXT
+    assert decode("It’s “quoted” — 5 €.\n".encode("cp1252")) == "It’s “quoted” — 5 €.\n"
+    # 0x81 is undefined in cp1252: Latin-1 takes over (and the C1 control is dropped)
+    assert decode(b"a caf\xe9 with a \x81 byte that cp1252 lacks") == (
+        "a café with a  byte that cp1252 lacks")
+
+
+def test_lone_cr_line_endings():
+    assert decode(TEXT.replace("\n", "\r").encode()) == TEXT
+
+
+def test_nul_control_and_escape_bytes_are_removed():
+    data = b"Header 2025\n\nA \x00clean\x07 abstract \x1b[2Jwith\x1b]0;title\x07 escapes\x7f.\n"
+    assert decode(data) == "Header 2025\n\nA clean abstract [2Jwith]0;title escapes.\n"
+    assert clean("tab\there \u202eevil\u202c") == "tab here evil"
+
+
+@pytest.mark.parametrize("junk", [
+    bytes(range(256)) * 20,
+    gzip.compress(b"We propose a method. " * 200, mtime=0),
+    b"\x00\x01\x02\x03" * 300,
+    b"\x89PNG\r\n\x1a\n" + bytes(2000),
+])
+def test_binary_junk_is_reported(junk):
+    with pytest.raises(DecodeError):
+        decode(junk)
+    with pytest.raises(SeedError) as err:
+        parse_file(Path("junk.txt"), junk)
+    assert err.value.status == "error"
+    assert str(err.value) in ("binary data (NUL bytes), not text", "binary data, not text")
+
+
+def test_binary_junk_next_to_the_seeds_is_reported_and_the_rest_loads(seeds_copy, data_dir):
+    (seeds_copy / "junk.txt").write_bytes(bytes(range(256)) * 20)
+    (seeds_copy / "utf16.txt").write_bytes(codecs.BOM_UTF16_LE + TEXT.encode("utf-16-le"))
+    with Library([seeds_copy], data_dir) as lib:
+        report = lib.sync()
+        assert [(f.path, f.status, f.entries, f.reason) for f in report.files] == [
+            (FILE_A, "loaded", 19, ""), (FILE_B, "loaded", 19, ""),
+            ("junk.txt", "error", 0, "binary data, not text"),
+            ("utf16.txt", "loaded", 2, ""),
+        ]
+        assert report.papers == 37
+        assert lib.stats()["problems"] == [
+            {"file": "junk.txt", "reason": "binary data, not text"}]
+        assert lib.stats()["collections"] == {"ICML 2025": 35, "Header 2025": 2}
+        assert [h.headline for h in lib.search("schrodinger").hits] == [
+            "We study Schrödinger bridges for data."]
+
+
+def test_empty_and_header_only_texts_are_empty():
+    with pytest.raises(SeedError) as err:
+        parse_file(Path("e.txt"), b"  \n\n \r\n")
+    assert (err.value.status, str(err.value)) == ("empty", "empty file")
+    with pytest.raises(SeedError) as err:
+        parse_file(Path("h.txt"), b"ICML 2025 Papers\n\n\n")
+    assert (err.value.status, str(err.value)) == ("empty", "header only, no abstracts")
+
+
+def test_a_file_without_a_header_is_named_after_the_file():
+    collection, entries = parse_text(
+        "We propose a new method for everything, and it works very well indeed.\n\nAnother.\n",
+        "my-list")
+    assert collection == "my-list"
+    assert [e.position for e in entries] == [1, 2]
+
+
+# -- stable ids ------------------------------------------------------------------------------
+
+def test_ids_ignore_whitespace_case_and_unicode_form():
+    base = paper_id("We study Schrödinger bridges.")
+    assert paper_id("  we   STUDY\nschrödinger\tbridges. ") == base
+    assert paper_id("We study Schro\u0308dinger bridges.") == base  # decomposed ö (NFKC)
+    assert paper_id("We study Schrödinger bridge.") != base
+    assert len(base) == 16 and int(base, 16) >= 0
+
+
+def test_reflowed_seed_file_keeps_every_id(library, seeds_copy, tmp_path):
+    before = [h.id for h in all_hits(library)]
+    text = (seeds_copy / FILE_B).read_text(encoding="utf-8")
+    # re-wrap every abstract at 60 columns, Windows line endings, upper-case header
+    paragraphs = text.split("\n\n")
+    wrapped = [paragraphs[0].upper()] + [
+        textwrap.fill(p, 60, initial_indent="  ", subsequent_indent=" \t", break_on_hyphens=False,
+                      break_long_words=False) for p in paragraphs[1:]]
+    (seeds_copy / FILE_B).write_bytes("\n\n\n".join(wrapped).replace("\n", "\r\n").encode())
+    report = library.sync()
+    assert (report.added, report.removed, report.changed) == (0, 0, 0)
+    assert [h.id for h in all_hits(library)] == before

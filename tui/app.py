@@ -1,0 +1,329 @@
+"""The papertray browser: search, read the abstract, mark it with one key, move on.
+
+:func:`make_app` builds the app (the CLI and the tests both use it); :func:`run_app` runs it.
+The app owns the state (the query and filter in :mod:`tui.searching`, syncing and the marks
+here); widgets get data from it and say what the reader wants with messages; every library
+call runs in a thread worker (:mod:`tui.workers`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import ClassVar
+
+from rich.text import Text
+from textual import on
+from textual.app import App, ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Container
+from textual.widgets import Footer
+from textual.worker import Worker, WorkerState
+
+from db.text import one_line
+from tui.commands import TriageCommands
+from tui.display import glyphs_for, wants_ascii
+from tui.screens import HelpScreen, key_help
+from tui.searching import SearchingApp
+from tui.widgets import (
+    FOLLOW_CURSOR,
+    AbstractPanel,
+    ResultsPane,
+    ResultsTable,
+    SearchBar,
+    StatusHeader,
+    SyncProgress,
+)
+from tui.workers import (
+    LibraryOpened,
+    MarkOp,
+    MarksSaved,
+    SeedsChanged,
+    SyncFinished,
+    SyncProgressed,
+)
+
+#: Terminal width (columns) from which the table and the abstract sit side by side.
+WIDE_AT = 120
+#: Hits the table holds at most; more are loaded as the cursor moves.
+PAGE_SIZE = 200
+#: Seconds after the last keystroke before the search runs.
+DEBOUNCE_S = 0.08
+#: Seconds between two checks for changed seed files.
+POLL_S = 2.0
+
+
+class PapertrayApp(SearchingApp):
+    """The browser. Build it with :func:`make_app`."""
+
+    CSS_PATH = "papertray.tcss"
+    TITLE = "papertray"
+    HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [(0, "-narrow"), (WIDE_AT, "-wide")]
+    COMMANDS = App.COMMANDS | {TriageCommands}
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("question_mark,f1", "show_help", "help", id="app.help",
+                tooltip="Show all keys and the query syntax"),
+        # Entering and leaving the search bar are priority bindings: they act as their key
+        # arrives, before later keys are routed, so "/wudi⏎t" typed ahead searches, then marks.
+        Binding("slash", "focus_search", "search", priority=True, id="app.search",
+                tooltip="Search: type a query (Enter, Down or Esc to return to the table)"),
+        Binding("escape", "leave_search", "results", priority=True, id="app.leave-search",
+                tooltip="Back to the results (the query stays)"),
+        Binding("enter,down", "leave_search", "results", show=False, priority=True,
+                id="app.leave-search-enter", tooltip="Back to the results (the query stays)"),
+        Binding("r", "mark('read')", "read", id="app.mark-read",
+                tooltip="Mark the paper read and go to the next one (again: back to new)"),
+        Binding("t", "mark('to-read')", "to-read", id="app.mark-to-read",
+                tooltip="Mark the paper to-read and go to the next one (again: back to new)"),
+        Binding("x", "mark('new')", "new", show=False, id="app.mark-new",
+                tooltip="Clear the mark (back to new) and go to the next paper"),
+        Binding("u", "undo", "undo", id="app.undo",
+                tooltip="Undo the last mark (repeatable, even after a restart)"),
+        Binding("n", "next_new(1)", "next new", show=False, id="app.next-new",
+                tooltip="Jump to the next new paper"),
+        Binding("N", "next_new(-1)", "previous new", show=False, id="app.previous-new",
+                tooltip="Jump to the previous new paper"),
+        Binding("1", "filter('all')", "all", show=False, id="app.filter-all",
+                tooltip="Show all papers"),
+        Binding("2", "filter('new')", "new", show=False, id="app.filter-new",
+                tooltip="Show only new papers"),
+        Binding("3", "filter('to-read')", "to-read", show=False, id="app.filter-to-read",
+                tooltip="Show only papers to read"),
+        Binding("4", "filter('read')", "read", show=False, id="app.filter-read",
+                tooltip="Show only papers read"),
+        Binding("space", "scroll_abstract('page')", "scroll", show=False, id="app.scroll-page",
+                tooltip="Scroll the abstract down a page"),
+        Binding("J", "scroll_abstract('down')", "scroll down", show=False, id="app.scroll-down",
+                tooltip="Scroll the abstract down a line"),
+        Binding("K", "scroll_abstract('up')", "scroll up", show=False, id="app.scroll-up",
+                tooltip="Scroll the abstract up a line"),
+        Binding("q", "quit", "quit", id="app.quit",
+                tooltip="Quit (marks are saved as you make them)"),
+        Binding("ctrl+q", "quit", "quit", show=False, priority=True, id="app.quit-anywhere",
+                tooltip="Quit (marks are saved as you make them)"),
+        Binding("ctrl+p", "command_palette", "palette", show=False, priority=True,
+                id="app.palette", tooltip="Open the command palette"),
+    ]
+
+    def __init__(self, seeds: list[str] | None = None, data_dir: str | None = None, *,
+                 page_size: int = PAGE_SIZE, ascii_only: bool | None = None,
+                 poll_seconds: float = POLL_S, debounce_seconds: float = DEBOUNCE_S) -> None:
+        super().__init__()
+        self.seeds, self.data_dir, self.page_size = seeds, data_dir, page_size
+        self.poll_seconds, self.debounce_seconds = poll_seconds, debounce_seconds
+        self.glyphs = glyphs_for(wants_ascii() if ascii_only is None else ascii_only)
+        self.animation_level = "none"  # over SSH an animation is only more bytes to send
+        self.library = None
+        self._syncing = False
+        self._marks_pending = 0  # marking steps queued or being written
+        self._counts: dict[str, int] = {}
+        self._reported: set[tuple[str, str]] = set()
+        self._init_search()
+        self._init_workers()
+
+    def compose(self) -> ComposeResult:
+        yield StatusHeader(self.glyphs, id="header")
+        yield SyncProgress(id="sync")
+        yield SearchBar(id="search")
+        with Container(id="body"):
+            yield ResultsPane(ResultsTable(self.glyphs, self.page_size, id="results"),
+                              id="results-pane")
+            yield AbstractPanel(self.glyphs, id="abstract")
+        yield Footer()
+
+    @property
+    def is_settled(self) -> bool:
+        """True when nothing is on its way: the library is open and synced, the newest search
+        is shown, the panel shows the cursor paper, every mark is written (tests wait on this)."""
+        if self.library is None or self._syncing or self._search_pending:
+            return False
+        if self._awaiting_input or self._held_keys or self._marks_pending:
+            return False
+        current = self.table.current_id
+        return current is None or self._paper_shown == current
+
+    def on_mount(self) -> None:
+        self.screen.set_class(self.no_color, "-no-color")
+        self.table.focus()
+        self.panel.show_message(Text("opening the library…"))
+        self.open_library()
+        self.set_interval(self.poll_seconds, self._poll_seeds)
+
+    def on_unmount(self) -> None:
+        if self.library is not None:
+            self.flush_marks()
+            self.library.close()
+
+    # -- opening and syncing -----------------------------------------------------------------
+    @on(LibraryOpened)
+    def _library_opened(self, message: LibraryOpened) -> None:
+        self.library = message.library
+        self._show_counts(message.counts, message.collections)
+        self._report_problems((p["file"], p["reason"] or "") for p in message.problems)
+        if message.stale:
+            self._start_sync(building=not message.counts["all"])
+        self._search()
+
+    def _start_sync(self, building: bool = False) -> None:
+        if self._syncing or self.library is None:
+            return
+        self._syncing = True
+        self.query_one(SyncProgress).start("building the index" if building
+                                           else "syncing seed files")
+        self.sync_library()
+
+    @on(SyncProgressed)
+    def _sync_progressed(self, message: SyncProgressed) -> None:
+        self.query_one(SyncProgress).advance(message.done, message.total)
+
+    @on(SyncFinished)
+    def _sync_finished(self, message: SyncFinished) -> None:
+        self._syncing = False
+        self.query_one(SyncProgress).stop()
+        self._show_counts(message.counts, message.collections)
+        if message.error:
+            self.notify(f"could not sync the seed files: {one_line(message.error)}",
+                        severity="error", markup=False)
+        report = message.report
+        if report is not None:
+            for notice in report.notices:
+                self.notify(one_line(notice), severity="warning", markup=False)
+            self._report_problems((f.path, f.reason or f.status) for f in report.problems)
+        if report is None or report.did_change or not self.table.row_count:
+            # the same window again, the cursor on the same paper
+            self._search(focus=FOLLOW_CURSOR, offset=self.table.window_offset)
+
+    def _report_problems(self, problems: Iterable[tuple[str, str]]) -> None:
+        """One notification per seed file that failed to load (once per file and reason)."""
+        for path, reason in problems:
+            if (path, reason) not in self._reported:
+                self._reported.add((path, reason))
+                self.notify(f"seed file {one_line(path)} not loaded: {one_line(reason)}",
+                            severity="warning", markup=False, timeout=8)
+
+    def _poll_seeds(self) -> None:
+        if self.library is not None and not self._syncing:
+            self.check_seeds()
+
+    @on(SeedsChanged)
+    def _seeds_changed(self) -> None:
+        self._start_sync()
+
+    def _show_counts(self, counts: dict[str, int], collections: dict[str, int] | None = None):
+        self._counts = dict(counts)
+        header = self.query_one(StatusHeader)
+        header.counts = dict(counts)
+        if collections is not None:
+            header.collections = collections
+
+    # -- marks -------------------------------------------------------------------------------
+    def action_mark(self, status: str) -> None:
+        """Mark the cursor paper ``status`` (or back to new if it has it) and move on.
+
+        Shown at once in the row, the panel and the counts; written by a worker right away.
+        """
+        table = self.table
+        paper_id = table.current_id
+        hit = table.hit(paper_id) if paper_id else None
+        if hit is None or self.library is None:
+            return
+        new = "new" if hit.status == status else status
+        if new != hit.status:
+            self._show_status(hit.id, new)
+            if self._counts:
+                counts = dict(self._counts)
+                counts[hit.status] -= 1
+                counts[new] += 1
+                self._show_counts(counts)
+            self._marks_pending += 1
+            self.queue_mark(MarkOp("set", (hit.id,), new))
+        table.action_cursor_down()
+
+    def action_undo(self) -> None:
+        """Undo the latest marking step (the history is on disk: this survives a restart)."""
+        if self.library is not None:
+            self._marks_pending += 1
+            self.queue_mark(MarkOp("undo"))
+
+    @on(MarksSaved)
+    def _marks_saved(self, message: MarksSaved) -> None:
+        self._marks_pending -= message.done
+        for changes in message.undone:
+            if not changes:
+                self.notify("nothing to undo", timeout=3)
+                continue
+            for change in changes:
+                self._show_status(change.paper_id, change.new)
+            row = self.table.row_of(changes[0].paper_id)
+            if row is not None:
+                self.table.move_cursor(row=row)
+        if self._marks_pending == 0:  # else newer marks are on their way: keep what is shown
+            for change in message.changes:
+                self._show_status(change.paper_id, change.new)
+            self._show_counts(message.counts)
+        for error in message.errors:
+            self.notify(f"mark not saved: {one_line(error)}", severity="error", markup=False)
+
+    def _show_status(self, paper_id: str, status: str) -> None:
+        self.table.set_status(paper_id, status)
+        self.panel.set_status(paper_id, status)
+
+    # -- other keys --------------------------------------------------------------------------
+    def action_scroll_abstract(self, how: str) -> None:
+        """Scroll the abstract: ``page`` down, a line ``down`` or ``up``."""
+        panel = self.panel
+        if how == "page":
+            panel.scroll_page_down(animate=False)
+        elif how == "down":
+            panel.scroll_down(animate=False)
+        else:
+            panel.scroll_up(animate=False)
+
+    def action_show_help(self) -> None:
+        """Open the help: the keys as the results table sees them, and the query syntax."""
+        if isinstance(self.screen, HelpScreen):
+            return
+        self.screen.set_focus(self.table)  # the help describes the table, where triage happens
+
+        def section(node: object) -> str | None:
+            if isinstance(node, ResultsTable):
+                return "Moving in the results"
+            return "Triage, filters and search" if node is self else None
+
+        self.push_screen(HelpScreen(key_help(self.screen.active_bindings,
+                                             self.get_key_display, section)))
+
+    # -- failures ----------------------------------------------------------------------------
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """A worker that failed becomes a notification (and its state is reset), never a crash."""
+        if event.state != WorkerState.ERROR:
+            return
+        group, error = event.worker.group, event.worker.error
+        text = one_line(str(error)) or type(error).__name__
+        if group == "open":
+            self.panel.show_message(Text(f"cannot open the library: {text}"))
+        elif group == "sync":
+            self._syncing = False
+            self.query_one(SyncProgress).stop()
+        elif group == "marks":
+            self._marks_pending = len(self._mark_queue)
+        elif group == "search":
+            self._applied = self._request
+            self._release_keys()
+        self.notify(f"{group}: {text}", severity="error", markup=False, timeout=8)
+
+
+def make_app(seeds: list[str] | None = None, data_dir: str | None = None,
+             **options) -> PapertrayApp:
+    """The browser on ``seeds`` (folders or files; None: the default seeds) with its files in
+    ``data_dir`` (None: ``$PAPERTRAY_DATA_DIR`` or the platform folders).
+
+    ``options`` go to :class:`PapertrayApp` (``page_size``, ``ascii_only``, ``poll_seconds``,
+    ``debounce_seconds``); the CLI passes none.
+    """
+    return PapertrayApp(seeds, data_dir, **options)
+
+
+def run_app(seeds: list[str] | None = None, data_dir: str | None = None) -> None:
+    """Run the browser in this terminal until the reader quits."""
+    make_app(seeds, data_dir).run()

@@ -1,0 +1,62 @@
+"""``papertray marks ...``: the marks file's backups (listing, making, restoring).
+
+These commands work on the marks file directly, without opening the library, so that they still
+work when the marks file cannot be read (that is when a restore is wanted).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from db import backup
+from db.paths import DataPaths
+from db.text import one_line
+
+
+def register(cli: click.Group, pass_context) -> None:
+    """Add the ``marks`` group to ``cli``."""
+
+    @cli.group()
+    def marks() -> None:
+        """Backups of your marks (made automatically, the newest five kept)."""
+
+    @marks.command(name="backups")
+    @click.option("--json", "as_json", is_flag=True, help="Print the backups as JSON.")
+    @pass_context
+    def list_backups(obj, as_json: bool) -> None:
+        """List the backups of the marks file, newest first."""
+        found = backup.backups(DataPaths.resolve(obj.data_dir).marks)
+        if as_json:
+            click.echo(json.dumps([{"path": str(p), "bytes": p.stat().st_size} for p in found],
+                                  indent=2))
+            return
+        for path in found:
+            click.echo(one_line(str(path)))
+        if not found:
+            click.echo("no backups yet (one is made when papertray opens, every few hours)")
+
+    @marks.command(name="backup")
+    @pass_context
+    def make_backup(obj) -> None:
+        """Back up the marks file now."""
+        made = obj.library(sync=False).backup_marks(force=True)
+        if made is None:
+            raise click.ClickException("could not write a backup (see the data folder's rights)")
+        click.echo(f"backed up to {one_line(str(made))}")
+
+    @marks.command(name="restore")
+    @click.argument("source", required=False, type=click.Path(exists=True, dir_okay=False,
+                                                              path_type=Path))
+    @pass_context
+    def restore(obj, source: Path | None) -> None:
+        """Put back SOURCE or the newest readable backup; the current file is moved aside."""
+        target = DataPaths.resolve(obj.data_dir).marks
+        try:
+            chosen, aside = backup.restore(target, source)
+        except FileNotFoundError as exc:
+            raise click.ClickException(str(exc)) from None
+        moved = f"; the previous file is now {aside.name}" if aside else ""
+        click.echo(f"restored the marks from {one_line(chosen.name)}{moved}")

@@ -1,0 +1,157 @@
+"""Rich ``Text`` built from untrusted data: mark glyphs, table cells, the abstract and its header.
+
+Abstracts, file names and queries come from files the reader did not write, so nothing here
+ever parses markup: every string goes through ``Text(...)``/``Text.append`` with an explicit style,
+after :func:`db.text.clean` has removed control and escape bytes. ``[/INST]`` stays ``[/INST]``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping, Sequence
+
+from rich.style import Style
+from rich.text import Text
+
+from db.models import Paper
+from db.render import render_segments
+from db.text import WORD_RE, clean, fold, one_line
+
+#: Mark glyphs: a status is a shape, never colour alone.
+GLYPHS = {"new": "·", "to-read": "»", "read": "✓"}
+#: The same for terminals or locales that cannot show them (and for NO_COLOR, as the README says).
+ASCII_GLYPHS = {"new": ".", "to-read": ">", "read": "x"}
+
+_ASCII_TERMS = {"linux", "dumb", "vt100", "vt102", "vt220", "ansi", "cons25"}
+_SEGMENT_STYLES = {"": "", "b": "bold", "i": "italic", "bi": "bold italic"}
+
+
+def wants_ascii(environ: Mapping[str, str] | None = None) -> bool:
+    """True when marks should be drawn in plain ASCII.
+
+    That is when ``NO_COLOR`` is set, when ``TERM`` names a console whose fonts lack ``✓``
+    (``linux``, ``vt100``...), or when the locale (``LC_ALL``, ``LC_CTYPE``, ``LANG``, first set
+    wins) is not UTF-8, e.g. ``C`` or ``POSIX``.
+    """
+    env = os.environ if environ is None else environ
+    if "NO_COLOR" in env or env.get("TERM", "") in _ASCII_TERMS:
+        return True
+    for name in ("LC_ALL", "LC_CTYPE", "LANG"):
+        value = env.get(name)
+        if value:
+            return "utf8" not in value.lower().replace("-", "")
+    return False
+
+
+def glyphs_for(ascii_only: bool) -> dict[str, str]:
+    """The glyph table to use: :data:`ASCII_GLYPHS` or :data:`GLYPHS`."""
+    return ASCII_GLYPHS if ascii_only else GLYPHS
+
+
+def plain(text: str | None, style: str | Style = "") -> Text:
+    """One line of untrusted text as ``Text`` (whitespace folded, controls removed, no wrap)."""
+    return Text(one_line(text or ""), style=style, no_wrap=True, overflow="ellipsis", end="")
+
+
+def status_text(status: str, glyphs: Mapping[str, str], style: str | Style = "") -> Text:
+    """``» to-read``: the glyph and the word, so a status never depends on colour."""
+    return Text(f"{glyphs[status]} {status}", style=style, end="")
+
+
+# -- highlighting ----------------------------------------------------------------------------
+
+def _common_prefix(a: str, b: str) -> int:
+    n = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        n += 1
+    return n
+
+
+def word_matches(word: str, terms: Iterable[str]) -> bool:
+    """True when ``word`` is one the index matched for one of ``terms`` (folded query tokens).
+
+    The index stems with Porter (``learning`` finds ``learned``), and the word being typed is a
+    prefix, so a word matches when its folded form starts with a term, or when both share a
+    prefix of at least 4 letters that leaves at most 3 letters of the shorter one unmatched.
+    """
+    folded = fold(word)
+    for term in terms:
+        if not term:
+            continue
+        if folded.startswith(term):
+            return True
+        shared = _common_prefix(folded, term)
+        if shared >= max(4, min(len(folded), len(term)) - 3):
+            return True
+    return False
+
+
+def highlighted(text: str, style: str | Style, terms: Sequence[str],
+                highlight: str | Style) -> Text:
+    """``text`` in ``style`` with every word that matches ``terms`` in ``style + highlight``."""
+    base = _as_style(style)
+    out = Text(end="")
+    if not terms:
+        out.append(text, base)
+        return out
+    marked = base + _as_style(highlight)
+    pos = 0
+    for m in WORD_RE.finditer(text):
+        if word_matches(m.group(), terms):
+            out.append(text[pos:m.start()], base)
+            out.append(m.group(), marked)
+            pos = m.end()
+    out.append(text[pos:], base)
+    return out
+
+
+def _as_style(style: str | Style) -> Style:
+    return Style.parse(style) if isinstance(style, str) else style
+
+
+def abstract_text(markup: str, terms: Sequence[str], highlight: str | Style,
+                  math: str | Style) -> Text:
+    """The abstract rendered by :func:`db.render.render_segments`, with matched words highlighted.
+
+    Markdown emphasis becomes bold/italic, LaTeX becomes Unicode (in ``math`` style); paragraph
+    breaks are kept, other line breaks become spaces.
+    """
+    out = Text(end="")
+    for chunk, code in render_segments(markup):
+        base = _as_style(math) if code == "m" else _as_style(_SEGMENT_STYLES.get(code, ""))
+        out.append_text(highlighted(clean(chunk), base, terms, highlight))
+    return out
+
+
+# -- whole panels ----------------------------------------------------------------------------
+
+def paper_text(paper: Paper, terms: Sequence[str], glyphs: Mapping[str, str],
+               styles: Mapping[str, str | Style]) -> Text:
+    """The abstract panel's content: label and status, collection and sources, code, abstract.
+
+    ``styles`` maps ``label``, ``meta``, ``highlight``, ``math`` and each status to a style.
+    """
+    out = Text(end="")
+    out.append_text(plain(paper.title or paper.name or paper.short_id, styles["label"]))
+    out.append("  ")
+    out.append_text(status_text(paper.status, glyphs, styles.get(paper.status, "")))
+    if paper.title and paper.name:
+        out.append("\n")
+        out.append_text(plain(paper.name, styles["label"]))
+    sources = ", ".join(f"{s.file}:{s.position}" for s in paper.sources)
+    meta = " · ".join(part for part in (paper.collection, sources, paper.short_id) if part)
+    out.append("\n")
+    out.append_text(plain(meta, styles["meta"]))
+    if paper.code_url:
+        out.append("\ncode ", styles["meta"])
+        out.append_text(plain(paper.code_url))
+    out.append("\n\n")
+    out.append_text(abstract_text(paper.abstract_markup, terms, styles["highlight"],
+                                  styles["math"]))
+    others = [u for u in paper.urls if u != paper.code_url]
+    if others:
+        out.append("\n\nlinks ", styles["meta"])
+        out.append_text(plain(" ".join(others)))
+    return out

@@ -1,0 +1,98 @@
+"""The help screen. Its key list is generated from the active key bindings, never kept by hand."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import ClassVar
+
+from rich.console import Group
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import ActiveBinding, Binding, BindingType
+from textual.containers import VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+#: The query language in brief (the README has the whole of it).
+QUERY_SYNTAX = (
+    ("graph neural", "papers with all the words (the last one may be unfinished)"),
+    ('"exact phrase"', "the words in this order"),
+    ("-word", "papers without the word"),
+    ("transform*", "words starting with transform"),
+    ("rl OR reinforcement", "either word"),
+    ("is:to-read has:code", "filters: is:new, is:to-read, is:read, has:code"),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class KeyHelp:
+    """One line of help: a section, the keys of one binding, and what they do."""
+
+    section: str
+    keys: str
+    description: str
+
+
+def key_help(active: Mapping[str, ActiveBinding], key_display: Callable[[Binding], str],
+             section_of: Callable[[object], str | None]) -> list[KeyHelp]:
+    """Lines of help for ``active`` (``Screen.active_bindings``), one per action and section.
+
+    Keys of one action are joined, single characters first (``↓ j``, ``q ^q``); bindings without
+    an id or a description (Textual's own system keys) are left out, and so are nodes that
+    ``section_of`` maps to None.
+    """
+    grouped: dict[tuple[str, str], tuple[list[str], Binding]] = {}
+    for active_binding in active.values():
+        binding, section = active_binding.binding, section_of(active_binding.node)
+        if section is None or not binding.id or not binding.description or binding.system:
+            continue
+        keys, _ = grouped.setdefault((section, binding.action), ([], binding))
+        shown = key_display(binding)
+        if shown not in keys:
+            keys.append(shown)
+    return [KeyHelp(section, " ".join(sorted(keys, key=len)),
+                    binding.tooltip or binding.description)
+            for (section, _), (keys, binding) in grouped.items()]
+
+
+class HelpScreen(ModalScreen[None]):
+    """Every key of the main screen, grouped by where it works, and the query syntax."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,q,question_mark,f1", "dismiss", "close", id="help.close",
+                tooltip="Close the help"),
+    ]
+
+    def __init__(self, lines: list[KeyHelp]) -> None:
+        super().__init__()
+        self.lines = lines
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="help-box"):
+            yield Static(self._body(), id="help-body")
+
+    def on_mount(self) -> None:
+        box = self.query_one("#help-box")
+        box.border_title = "papertray keys"
+        box.border_subtitle = "esc close"
+
+    def _body(self) -> Group:
+        sections: dict[str, list[tuple[str, str]]] = {}
+        for line in self.lines:
+            sections.setdefault(line.section, []).append((line.keys, line.description))
+        sections["Query syntax"] = list(QUERY_SYNTAX)
+        width = max(len(keys) for rows in sections.values() for keys, _ in rows)
+        parts: list[Text | Table] = []
+        for title, rows in sections.items():
+            if parts:
+                parts.append(Text(""))
+            parts.append(Text(title, style="bold underline"))
+            grid = Table.grid(padding=(0, 2))
+            grid.add_column(no_wrap=True, style="bold", width=width)
+            grid.add_column()
+            for keys, description in rows:
+                grid.add_row(Text(keys), Text(description))
+            parts.append(grid)
+        return Group(*parts)

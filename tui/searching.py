@@ -1,0 +1,253 @@
+"""The searching half of the browser: the query, the status filter, which answer is shown, the
+window of hits in the table, the paper in the abstract panel, and keys typed ahead.
+
+:class:`SearchingApp` is the base of :class:`tui.app.PapertrayApp`, which adds the layout,
+the bindings, syncing and marks. Every search gets a request number; only the answer to the
+newest request is shown, so a slow answer for an old query never overwrites a newer one.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from rich.text import Text
+from textual import events, on
+from textual.app import App
+from textual.timer import Timer
+from textual.widgets import DataTable
+
+from db.models import SearchResult
+from db.text import one_line
+from tui.widgets import AbstractPanel, ResultsPane, ResultsTable, SearchBar
+from tui.workers import LibraryWorkers, NoNewPaper, PageLoaded, PaperLoaded
+
+#: Keys that are never held back (see :meth:`SearchingApp.on_event`).
+_NEVER_HELD = ("ctrl+q", "ctrl+c")
+
+
+class SearchingApp(LibraryWorkers, App[None]):
+    """Search state and its handlers; subclasses compose ``#search``, ``#results``,
+    ``#results-pane`` and ``#abstract`` and set ``debounce_seconds``."""
+
+    debounce_seconds: float
+    _syncing = False  # the subclass says when a sync runs
+
+    def _init_search(self) -> None:
+        self.status_filter = "all"
+        """The status filter: all, new, to-read or read."""
+        self._query = ""  # the query of the newest request (or of the armed timer)
+        self._request = 0  # number of the newest search request; older answers are dropped
+        self._applied = 0  # number of the answer the table shows
+        self._search_timer: Timer | None = None
+        self._result: SearchResult | None = None
+        self._paper_wanted: str | None = None
+        self._paper_shown: str | None = None
+        self._held_keys: list[events.Key] = []
+        self._awaiting_input = False
+
+    @property
+    def table(self) -> ResultsTable:
+        """The results table."""
+        return self.query_one("#results", ResultsTable)
+
+    @property
+    def panel(self) -> AbstractPanel:
+        """The abstract panel."""
+        return self.query_one("#abstract", AbstractPanel)
+
+    @property
+    def search_bar(self) -> SearchBar:
+        """The search bar."""
+        return self.query_one("#search", SearchBar)
+
+    @property
+    def _search_pending(self) -> bool:
+        return self._search_timer is not None or self._applied != self._request
+
+    # -- running searches --------------------------------------------------------------------
+    @on(SearchBar.QueryChanged)
+    def _query_changed(self) -> None:
+        # The input's value, not the message's: messages of keys typed ahead arrive late.
+        query = self.search_bar.value
+        if query == self._query:
+            return
+        self._query = query
+        self._request += 1  # whatever is on its way is stale now
+        if self._search_timer is not None:
+            self._search_timer.stop()
+            self._search_timer = None
+        if self.debounce_seconds > 0:
+            self._search_timer = self.set_timer(self.debounce_seconds, self._search)
+        else:
+            self._search()
+
+    def _search(self, focus: str | int | None = None, offset: int = 0, fallback: int = 0):
+        """Run the query with the filter; only the answer to this request will be shown."""
+        if self._search_timer is not None:
+            self._search_timer.stop()
+            self._search_timer = None
+        if self.library is None:
+            return
+        self._request += 1
+        self.load_page(self._request, self._query, self.status_filter, offset, focus, fallback)
+
+    @on(ResultsTable.PageWanted)
+    def _page_wanted(self, message: ResultsTable.PageWanted) -> None:
+        if self._search_pending or self.library is None:
+            return  # a newer search is coming; it replaces the window anyway
+        self._request += 1
+        self.load_page(self._request, self._query, self.status_filter, message.offset,
+                       message.focus)
+
+    @on(PageLoaded)
+    def _page_loaded(self, message: PageLoaded) -> None:
+        if message.request != self._request:
+            return
+        self._applied = message.request
+        result = self._result = message.result
+        self.table.show_hits(result.hits, message.offset, result.total, message.focus,
+                             message.fallback)
+        self.query_one(ResultsPane).show_message(self._empty_message(result))
+        self._follow_cursor(force=True)
+        self._release_keys()
+
+    @on(NoNewPaper)
+    def _no_new_paper(self, message: NoNewPaper) -> None:
+        if message.request == self._request:
+            self._applied = message.request
+            self.notify(f"no new paper {'below' if message.step > 0 else 'above'}", timeout=3)
+            self._release_keys()
+
+    def _empty_message(self, result: SearchResult) -> Text | None:
+        """The line above an empty table: why it is empty and what to do."""
+        if result.total:
+            return None
+        if not self.query_one("StatusHeader").counts.get("all"):
+            return Text("building the index…" if self._syncing else
+                        "the library is empty: add seed files (see papertray --help)", end="")
+        message = Text("no papers match", end="")
+        if result.query.strip():
+            message.append(" ")
+            message.append(one_line(result.query), "bold")
+        if self.status_filter != "all":
+            message.append(f" among {self.status_filter} papers (1 shows all)")
+        return message
+
+    def _show_position(self) -> None:
+        table, result = self.table, self._result
+        status = Text(end="", no_wrap=True, overflow="ellipsis")
+        if result is not None:
+            if table.row_count:
+                status.append(f"{table.window_offset + table.cursor_row + 1}/{table.total}")
+            else:
+                status.append("0/0")
+            if result.notice:
+                status.append("  " + one_line(result.notice), "italic")
+        self.search_bar.show_status(status)
+
+    # -- filters and jumps -------------------------------------------------------------------
+    def action_filter(self, status: str) -> None:
+        """Show only papers with ``status`` (``all`` shows every paper)."""
+        self.status_filter = status
+        self.query_one("StatusHeader").status_filter = status
+        self._search(focus=self.table.current_id)
+
+    def action_next_new(self, step: int) -> None:
+        """Go to the next (``step`` 1) or previous (-1) new paper, loading other windows."""
+        table = self.table
+        row = table.find_status("new", step)
+        if row is not None:
+            table.move_cursor(row=row)
+            return
+        start = table.window_offset + table.row_count if step > 0 else table.window_offset - 1
+        if not table.row_count or start < 0 or start >= table.total:
+            self.notify(f"no new paper {'below' if step > 0 else 'above'}", timeout=3)
+        elif not self._search_pending:
+            self._request += 1
+            self.find_new(self._request, self._query, self.status_filter, start, step)
+
+    # -- the paper under the cursor ----------------------------------------------------------
+    @on(DataTable.RowHighlighted, "#results")
+    def _row_highlighted(self) -> None:
+        self._follow_cursor()
+
+    def _follow_cursor(self, force: bool = False) -> None:
+        """Load the cursor paper into the abstract panel (unless it is on its way)."""
+        self._show_position()
+        paper_id = self.table.current_id
+        if paper_id is None:
+            self._paper_wanted = self._paper_shown = None
+            self.panel.show_message(Text(""))
+            return
+        if force or paper_id != self._paper_wanted:
+            self._paper_wanted = paper_id
+            self.load_paper(paper_id)
+
+    @on(PaperLoaded)
+    def _paper_loaded(self, message: PaperLoaded) -> None:
+        hit = self.table.hit(message.paper_id)
+        if message.paper_id != self.table.current_id or hit is None:
+            return
+        self._paper_shown = message.paper_id
+        if message.paper is None:
+            self.panel.show_message(Text("this paper left the library; syncing…"))
+            return
+        paper = message.paper
+        if paper.status != hit.status:  # the row knows best: a mark may be on its way to disk
+            paper = dataclasses.replace(paper, status=hit.status)
+        self.panel.show_paper(paper, self._result.terms if self._result else ())
+
+    # -- entering and leaving the search bar -------------------------------------------------
+    def action_focus_search(self) -> None:
+        """Put the keyboard in the search bar."""
+        self.search_bar.focus_query()
+
+    def action_leave_search(self) -> None:
+        """Back to the results table, at once (the next key may already be a mark).
+
+        Keys typed into the query just before may not have reached the input yet; keys for
+        the table wait until they have, and until their search is shown (:meth:`on_event`).
+        """
+        self.screen.set_focus(self.table)
+        self._awaiting_input = True
+        self.search_bar.input.call_later(self._input_caught_up)
+
+    def _input_caught_up(self) -> None:
+        """Runs after the input handled every key sent to it: search its value now."""
+        self._awaiting_input = False
+        if self.search_bar.value != self._query:
+            self._query = self.search_bar.value
+            self._search()
+        if not self._holding_keys():
+            self._release_keys()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """``/`` types a slash while searching; Enter, Down and Esc leave only the search bar."""
+        if action in ("focus_search", "leave_search"):
+            searching = self.focused is self.search_bar.input
+            return searching if action == "leave_search" else not searching
+        return True
+
+    # -- keys typed ahead --------------------------------------------------------------------
+    async def on_event(self, event: events.Event) -> None:
+        """Hold keys for the table while its rows are about to be replaced.
+
+        Over SSH keys come in bursts: after ``/wudi⏎t`` the ``t`` may arrive before the hits
+        of "wudi" do, and would mark whatever row the old answer had under the cursor. Such
+        keys wait, in order, until the newest answer is shown; ctrl+q and ctrl+c never wait.
+        """
+        if (isinstance(event, events.Key) and not event.is_forwarded
+                and event.key not in _NEVER_HELD and self._holding_keys()):
+            self._held_keys.append(events.Key(event.key, event.character))
+            return
+        await super().on_event(event)
+
+    def _holding_keys(self) -> bool:
+        if self.library is None or self.focused is not self.table:
+            return False
+        return self._awaiting_input or self._search_pending
+
+    def _release_keys(self) -> None:
+        held, self._held_keys = self._held_keys, []
+        for key in held:
+            self.post_message(key)

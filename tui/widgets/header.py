@@ -1,0 +1,100 @@
+"""The top line (collections and the status filters with live counts) and the sync progress line."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import ClassVar
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Horizontal
+from textual.reactive import reactive
+from textual.widgets import ProgressBar, Static
+
+from tui.display import plain
+
+#: The filter keys, in the order of the header's tabs: (key, status).
+FILTERS = (("1", "all"), ("2", "new"), ("3", "to-read"), ("4", "read"))
+
+
+class StatusHeader(Horizontal):
+    """``ICML 2025 (35)`` on the left; ``1 all 35  2 · new 33  3 » to-read 1  4 ✓ read 1`` on
+    the right, the active filter drawn in reverse video (visible without colour)."""
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {"header--active", "header--key"}
+
+    collections: reactive[dict[str, int]] = reactive(dict, always_update=True)
+    """Collection label → number of papers (from the library)."""
+    counts: reactive[dict[str, int]] = reactive(dict, always_update=True)
+    """Papers by status: ``all``, ``new``, ``to-read``, ``read``."""
+    status_filter: reactive[str] = reactive("all")
+    """The active filter: all, new, to-read or read."""
+
+    def __init__(self, glyphs: Mapping[str, str], **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.glyphs = glyphs
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="collections")
+        yield Static(id="counts")
+
+    def on_mount(self) -> None:
+        self._draw()
+
+    def watch_collections(self) -> None:
+        self._draw()
+
+    def watch_counts(self) -> None:
+        self._draw()
+
+    def watch_status_filter(self) -> None:
+        self._draw()
+
+    def _draw(self) -> None:
+        if not self.is_mounted:
+            return
+        names = Text("papertray", style="bold", end="")
+        if self.collections:
+            names.append(" · ")
+            names.append_text(plain(" · ".join(f"{label} ({n})" if len(self.collections) > 1
+                                               else label
+                                               for label, n in self.collections.items())))
+        self.query_one("#collections", Static).update(names)
+        tabs = Text(end="", no_wrap=True, overflow="ellipsis")
+        active = self.get_component_rich_style("header--active", partial=True)
+        key_style = self.get_component_rich_style("header--key", partial=True)
+        for key, status in FILTERS:
+            label = status if status == "all" else f"{self.glyphs[status]} {status}"
+            count = self.counts.get(status)
+            piece = Text(end="")
+            piece.append(f" {key}", key_style)
+            piece.append(f" {label} {'–' if count is None else count} ")
+            if status == self.status_filter:
+                piece.stylize(active)
+            tabs.append_text(piece)
+        self.query_one("#counts", Static).update(tabs)
+
+
+class SyncProgress(Horizontal):
+    """``syncing seed files ━━━━━━━ 1/2``: shown while a sync runs, hidden otherwise."""
+
+    def compose(self) -> ComposeResult:
+        yield Static("syncing seed files", id="sync-label")
+        yield ProgressBar(total=None, show_eta=False, show_percentage=False, id="sync-bar")
+        yield Static(id="sync-count")
+
+    def start(self, label: str) -> None:
+        """Show the line with ``label`` and a bar that waits for the first count."""
+        self.query_one("#sync-label", Static).update(Text(label, end=""))
+        self.query_one("#sync-count", Static).update("")
+        self.query_one(ProgressBar).update(total=None, progress=0)
+        self.add_class("-active")
+
+    def advance(self, done: int, total: int) -> None:
+        """``done`` of ``total`` seed files read."""
+        self.query_one(ProgressBar).update(total=max(total, 1), progress=done)
+        self.query_one("#sync-count", Static).update(Text(f" {done}/{total}", end=""))
+
+    def stop(self) -> None:
+        """Hide the line."""
+        self.remove_class("-active")

@@ -1,0 +1,281 @@
+"""The results table: one window of hits (at most a page), keyed by paper id, with a mark column."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+from typing import ClassVar
+
+from rich.style import Style
+from rich.text import Text
+from textual import events, on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.message import Message
+from textual.widgets import DataTable, Static
+
+from db.models import Hit
+from tui.display import plain
+
+#: A ``focus`` for :meth:`ResultsTable.show_hits`: the paper under the cursor when the window
+#: arrives (not when it was asked for: the reader may have moved meanwhile).
+FOLLOW_CURSOR = "follow-cursor"
+
+
+class ResultsTable(DataTable, inherit_bindings=False):
+    """Hits of the current query, one row per paper (the row key is the paper id).
+
+    It never holds more than ``page_size`` rows: the app gives it a window ``offset ..
+    offset + page_size`` of the ``total`` hits, and the table asks for another window with
+    :class:`PageWanted` when the cursor nears an edge or ``g``/``G`` leave the window.
+    Cells are ``Text`` objects, because DataTable would parse a ``str`` cell as markup.
+    """
+
+    HELP = "The papers that match the query. Marks are `·` new, `»` to-read, `✓` read."
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("down,j", "cursor_down", "down", show=False, id="table.down",
+                tooltip="Move to the next paper"),
+        Binding("up,k", "cursor_up", "up", show=False, id="table.up",
+                tooltip="Move to the previous paper"),
+        Binding("pagedown", "page_down", "page down", show=False, id="table.page-down",
+                tooltip="Move down one screen of papers"),
+        Binding("pageup", "page_up", "page up", show=False, id="table.page-up",
+                tooltip="Move up one screen of papers"),
+        Binding("home,g", "first", "first", show=False, id="table.first",
+                tooltip="Go to the first paper"),
+        Binding("end,G", "last", "last", show=False, id="table.last",
+                tooltip="Go to the last paper"),
+    ]
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "results--new", "results--to-read", "results--read", "results--id", "results--name",
+    }
+
+    class PageWanted(Message):
+        """The table wants the window of hits that starts at ``offset``.
+
+        ``focus`` is where the cursor goes once it is loaded: a paper id, or a row index
+        (``-1`` for the last row).
+        """
+
+        def __init__(self, offset: int, focus: str | int) -> None:
+            super().__init__()
+            self.offset = offset
+            self.focus = focus
+
+    def __init__(self, glyphs: Mapping[str, str], page_size: int, **kwargs) -> None:
+        super().__init__(cursor_type="row", show_header=False, zebra_stripes=False, **kwargs)
+        self.glyphs = glyphs
+        self.page_size = page_size
+        self.window_offset = 0
+        """Position of the first row among all hits (``offset`` is taken by Widget)."""
+        self.total = 0
+        """Number of hits of the query (loaded or not)."""
+        self._hits: dict[str, Hit] = {}
+        self._widths: tuple[int, int] = (0, 0)
+        self._wanted: int | None = None
+        self._ahead = 0  # rows the cursor still has to move once the wanted window arrives
+
+    # -- what the app reads ------------------------------------------------------------------
+    @property
+    def current_id(self) -> str | None:
+        """The paper id of the cursor row, or None when the table is empty."""
+        if not self.row_count:
+            return None
+        row = min(max(self.cursor_row, 0), self.row_count - 1)
+        return self.coordinate_to_cell_key((row, 0)).row_key.value
+
+    @property
+    def paper_ids(self) -> list[str]:
+        """The ids of the rows, top to bottom."""
+        return list(self._hits)
+
+    def hit(self, paper_id: str) -> Hit | None:
+        """The hit shown in the row of ``paper_id`` (with its latest status), if any."""
+        return self._hits.get(paper_id)
+
+    # -- what the app sets -------------------------------------------------------------------
+    def show_hits(self, hits: Sequence[Hit], offset: int, total: int,
+                  focus: str | int | None = None, fallback: int = 0) -> None:
+        """Replace the rows with ``hits`` (the window at ``offset`` of ``total``).
+
+        The cursor goes to the paper ``focus`` (an id, or :data:`FOLLOW_CURSOR`), or to the
+        row index ``focus`` (``-1`` is the last row), or to ``fallback`` when the paper is not
+        in the window (for :data:`FOLLOW_CURSOR`: the row at the cursor's position).
+        """
+        target = None
+        if focus == FOLLOW_CURSOR:  # where the cursor is now, plus moves that wait for rows
+            target = self.window_offset + self.cursor_row + self._ahead
+            focus = None if self._ahead else self.current_id
+            fallback = target - offset
+        self._ahead = 0
+        self._hits = {}
+        for hit in hits:  # a paper is one row even if a page were to list it twice
+            self._hits.setdefault(hit.id, hit)
+        self.window_offset, self.total, self._wanted = offset, total, None
+        self._fill(focus, fallback)
+        if target is not None and self.row_count and focus is None:
+            self._move(target - (offset + self.cursor_row))  # still beyond: carry on
+
+    def set_status(self, paper_id: str, status: str) -> None:
+        """Show ``status`` in the row of ``paper_id`` (no-op when the paper is not shown)."""
+        hit = self._hits.get(paper_id)
+        if hit is None or hit.status == status:
+            return
+        self._hits[paper_id] = dataclasses.replace(hit, status=status)
+        self.update_cell(paper_id, "mark", self._mark_cell(status))
+
+    def row_of(self, paper_id: str) -> int | None:
+        """The row index of ``paper_id``, or None."""
+        return self.get_row_index(paper_id) if paper_id in self._hits else None
+
+    def find_status(self, status: str, step: int) -> int | None:
+        """The nearest row after (``step=1``) or before (``step=-1``) the cursor with ``status``."""
+        ids = list(self._hits)
+        row = self.cursor_row + step
+        while 0 <= row < len(ids):
+            if self._hits[ids[row]].status == status:
+                return row
+            row += step
+        return None
+
+    # -- keys --------------------------------------------------------------------------------
+    def action_cursor_down(self) -> None:
+        """Next paper (in the next window when this one ends)."""
+        self._move(1)
+
+    def action_cursor_up(self) -> None:
+        """Previous paper (in the previous window when this one starts)."""
+        self._move(-1)
+
+    def action_page_down(self) -> None:
+        """One screen of papers down."""
+        self._move(max(1, self.scrollable_content_region.height))
+
+    def action_page_up(self) -> None:
+        """One screen of papers up."""
+        self._move(-max(1, self.scrollable_content_region.height))
+
+    def _move(self, rows: int) -> None:
+        """Move the cursor ``rows`` down (up if negative) among all hits, not only this window.
+
+        Moves past the window's edge wait in ``_ahead`` for the window that holds their target,
+        so keys typed ahead over a slow link are never lost.
+        """
+        if not rows or not self.row_count:
+            return
+        here = self.window_offset + self.cursor_row
+        target = max(0, min(here + self._ahead + rows, self.total - 1))
+        row = min(max(target - self.window_offset, 0), self.row_count - 1)
+        if row != self.cursor_row:
+            self.move_cursor(row=row)
+        self._ahead = target - (self.window_offset + row)
+        if self._ahead and self._wanted is None:
+            centred = target - self.page_size // 2
+            self._want(max(0, min(centred, self.total - self.page_size)), FOLLOW_CURSOR)
+
+    def action_first(self) -> None:
+        """Go to the first hit (loading the first window if it is not shown)."""
+        if self.window_offset == 0:
+            if self.row_count:
+                self.move_cursor(row=0)
+        else:
+            self._want(0, 0)
+
+    def action_last(self) -> None:
+        """Go to the last hit (loading the last window if it is not shown)."""
+        if self.window_offset + self.row_count >= self.total:
+            if self.row_count:
+                self.move_cursor(row=self.row_count - 1)
+        else:
+            self._want(max(0, self.total - self.page_size), -1)
+
+    @on(DataTable.RowHighlighted)
+    def _slide_window(self) -> None:
+        """Near an edge of the window, ask for the window centred on the cursor."""
+        if self._wanted is not None or not self.row_count:
+            return
+        row = self.cursor_row
+        # a quarter of a page: keys already on their way still find rows while it loads
+        margin = max(1, self.page_size // 4)
+        more_below = self.window_offset + self.row_count < self.total
+        if not ((row >= self.row_count - margin and more_below)
+                or (row < margin and self.window_offset > 0)):
+            return
+        centred = self.window_offset + row - self.page_size // 2
+        start = max(0, min(centred, self.total - self.page_size))
+        if start != self.window_offset:
+            self._want(start, FOLLOW_CURSOR)
+
+    def _want(self, offset: int, focus: str | int) -> None:
+        self._wanted = offset
+        self.post_message(self.PageWanted(offset, focus))
+
+    # -- drawing -----------------------------------------------------------------------------
+    def on_resize(self, event: events.Resize) -> None:
+        """Fit the headline column to the new width (rebuilding the rows, keeping the cursor)."""
+        if self._column_widths() != self._widths:
+            self._fill(self.current_id, self.cursor_row)
+
+    def _column_widths(self) -> tuple[int, int]:
+        width = self.scrollable_content_region.width
+        name = max(6, min(18, width // 5))
+        # three columns, each with cell padding on both sides, plus the one-cell mark column
+        headline = max(4, width - name - 1 - 6 * self.cell_padding)
+        return name, headline
+
+    def _fill(self, focus: str | int | None, fallback: int) -> None:
+        widths = self._column_widths()
+        if widths == self._widths and self.columns:
+            self.clear(columns=False)
+        else:  # the width changed: the columns are rebuilt to fit it
+            self._widths = widths
+            self.clear(columns=True)
+            self.add_column("", width=1, key="mark")
+            self.add_column("name", width=widths[0], key="name")
+            self.add_column("headline", width=widths[1], key="headline")
+        for hit in self._hits.values():
+            self.add_row(*self._cells(hit), key=hit.id)
+        if not self.row_count:
+            return
+        if isinstance(focus, str) and focus in self._hits:
+            row = self.get_row_index(focus)
+        elif isinstance(focus, int):
+            row = focus if focus >= 0 else self.row_count + focus
+        else:
+            row = fallback
+        self.move_cursor(row=min(max(row, 0), self.row_count - 1), animate=False)
+
+    def _cells(self, hit: Hit) -> tuple[Text, Text, Text]:
+        if hit.name:
+            name = plain(hit.name, self._style("name"))
+        else:
+            name = plain(hit.short_id, self._style("id"))
+        return self._mark_cell(hit.status), name, plain(hit.title or hit.headline)
+
+    def _mark_cell(self, status: str) -> Text:
+        return Text(self.glyphs[status], style=self._style(status), end="")
+
+    def _style(self, component: str) -> Style:
+        # partial: only what the .tcss sets, so the cursor row keeps its own background
+        return self.get_component_rich_style(f"results--{component}", partial=True)
+
+
+class ResultsPane(Vertical):
+    """The results table with a line above it that explains an empty result."""
+
+    def __init__(self, table: ResultsTable, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.table = table
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="no-results")
+        yield self.table
+
+    def show_message(self, message: Text | None) -> None:
+        """Show ``message`` (e.g. "no papers match …") above the table, or hide it (None)."""
+        notice = self.query_one("#no-results", Static)
+        notice.update(message or "")
+        notice.display = message is not None

@@ -1,0 +1,237 @@
+"""Thread workers: every library call the browser makes, and the messages they post.
+
+Each worker runs in a thread (``@work(thread=True, exclusive=True, exit_on_error=False)``),
+calls :class:`db.Library` and posts one message; the app's handlers own every state change.
+:class:`db.Library` keeps one SQLite connection per thread, so workers may run side by side
+(a search while a sync writes). Marks go through a queue, so that a worker cancelled by a newer
+one (``exclusive``) never loses a mark: whichever worker runs next writes what is queued.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections import deque
+from dataclasses import dataclass
+
+from textual import work
+from textual.message import Message
+from textual.worker import get_current_worker
+
+from db import Library, LibraryError, MarkChange, Paper, SearchResult, SyncReport
+
+
+class LibraryOpened(Message):
+    """The library is open; ``stale`` says whether the seed files changed since the last sync."""
+
+    def __init__(self, library: Library, stale: bool, counts: dict[str, int],
+                 collections: dict[str, int], problems: list[dict]) -> None:
+        super().__init__()
+        self.library, self.stale, self.counts = library, stale, counts
+        self.collections, self.problems = collections, problems
+
+
+class SyncProgressed(Message):
+    """``done`` of ``total`` seed files read by the running sync."""
+
+    def __init__(self, done: int, total: int) -> None:
+        super().__init__()
+        self.done, self.total = done, total
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, SyncProgressed)
+
+
+class SyncFinished(Message):
+    """A sync ended: its report and the new counts, or ``error`` (one line) if it failed."""
+
+    def __init__(self, report: SyncReport | None, counts: dict[str, int],
+                 collections: dict[str, int], error: str = "") -> None:
+        super().__init__()
+        self.report, self.counts, self.collections, self.error = report, counts, collections, error
+
+
+class SeedsChanged(Message):
+    """The poll saw a seed file added, removed or changed."""
+
+
+class PageLoaded(Message):
+    """The answer to search request number ``request``: the window of hits at ``offset``.
+
+    ``focus`` (a paper id or a row index, -1 = last) says where the cursor goes; ``fallback``
+    is the row when the paper is not in the window.
+    """
+
+    def __init__(self, request: int, offset: int, result: SearchResult, focus: str | int | None,
+                 fallback: int = 0) -> None:
+        super().__init__()
+        self.request, self.offset, self.result = request, offset, result
+        self.focus, self.fallback = focus, fallback
+
+
+class NoNewPaper(Message):
+    """``n``/``N`` found no new paper after (``step`` 1) or before (-1) the cursor."""
+
+    def __init__(self, request: int, step: int) -> None:
+        super().__init__()
+        self.request, self.step = request, step
+
+
+class PaperLoaded(Message):
+    """The whole paper ``paper_id`` (``paper`` is None if it left the library meanwhile)."""
+
+    def __init__(self, paper_id: str, paper: Paper | None) -> None:
+        super().__init__()
+        self.paper_id, self.paper = paper_id, paper
+
+
+class MarksSaved(Message):
+    """``done`` queued mark operations were written.
+
+    ``changes`` are what ``set_status`` changed, ``undone`` one list per undo (empty when there
+    was nothing to undo), ``counts`` the status counts after the writes, ``errors`` one line each.
+    """
+
+    def __init__(self, done: int, changes: list[MarkChange], undone: list[list[MarkChange]],
+                 counts: dict[str, int], errors: list[str]) -> None:
+        super().__init__()
+        self.done, self.changes, self.undone = done, changes, undone
+        self.counts, self.errors = counts, errors
+
+
+@dataclass(frozen=True, slots=True)
+class MarkOp:
+    """One queued marking step: ``set`` ``ids`` to ``status``, or ``undo`` the latest step."""
+
+    kind: str
+    ids: tuple[str, ...] = ()
+    status: str = ""
+
+
+class LibraryWorkers:
+    """The app's workers (a mixin for :class:`tui.app.PapertrayApp`).
+
+    The app provides ``library``, ``seeds``, ``data_dir`` and ``page_size``; the workers read
+    them and post the messages above to the app.
+    """
+
+    library: Library | None
+    seeds: list[str] | None
+    data_dir: str | None
+    page_size: int
+
+    def _init_workers(self) -> None:
+        self._mark_queue: deque[MarkOp] = deque()
+        self._mark_lock = threading.Lock()
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="open")
+    def open_library(self) -> None:
+        """Open (not sync) the library: fast when the index exists, so the first rows come soon."""
+        library = Library(self.seeds, self.data_dir)
+        stale = library.needs_sync()
+        problems = [] if stale else library.stats()["problems"]
+        self.post_message(LibraryOpened(library, stale, library.counts(), library.collections(),
+                                        problems))
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="sync")
+    def sync_library(self) -> None:
+        """Bring the index in step with the seed files, posting progress per file read."""
+        library = self.library
+        assert library is not None
+        try:
+            report = library.sync(progress=lambda done, total: self.post_message(
+                SyncProgressed(done, total)))
+        except (LibraryError, sqlite3.Error, OSError) as exc:
+            self.post_message(SyncFinished(None, library.counts(), library.collections(),
+                                           str(exc)))
+            return
+        self.post_message(SyncFinished(report, library.counts(), library.collections()))
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="poll")
+    def check_seeds(self) -> None:
+        """Stat the seed files; post :class:`SeedsChanged` when a sync is due."""
+        if self.library is not None and self.library.needs_sync():
+            self.post_message(SeedsChanged())
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="search")
+    def load_page(self, request: int, query: str, status: str, offset: int,
+                  focus: str | int | None, fallback: int = 0) -> None:
+        """Search ``query`` with the status filter and post the window of hits at ``offset``."""
+        assert self.library is not None
+        result = self.library.search(query, _filter(status), self.page_size, offset, typing=True)
+        self.post_message(PageLoaded(request, offset, result, focus, fallback))
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="search")
+    def find_new(self, request: int, query: str, status: str, start: int, step: int) -> None:
+        """Scan the hits from position ``start`` in direction ``step`` for the first new paper;
+        post the window centred on it, or :class:`NoNewPaper`."""
+        library, page, worker = self.library, self.page_size, get_current_worker()
+        assert library is not None
+        pos = start
+        while pos >= 0 and not worker.is_cancelled:
+            chunk = pos if step > 0 else max(0, pos - page + 1)
+            result = library.search(query, _filter(status), page, chunk, typing=True)
+            indexes = (range(pos - chunk, len(result.hits)) if step > 0
+                       else range(min(pos - chunk, len(result.hits) - 1), -1, -1))
+            for i in indexes:
+                hit = result.hits[i]
+                if hit.status == "new":
+                    window = max(0, min(chunk + i - page // 2, result.total - page))
+                    if window != chunk:
+                        result = library.search(query, _filter(status), page, window, typing=True)
+                    self.post_message(PageLoaded(request, window, result, hit.id))
+                    return
+            if step > 0:
+                if not result.hits or chunk + len(result.hits) >= result.total:
+                    break
+                pos = chunk + len(result.hits)
+            else:
+                pos = chunk - 1
+        self.post_message(NoNewPaper(request, step))
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="paper")
+    def load_paper(self, paper_id: str) -> None:
+        """Fetch the whole paper (abstract, sources, links) for the abstract panel."""
+        assert self.library is not None
+        try:
+            paper = self.library.get(paper_id)
+        except LibraryError:
+            paper = None
+        self.post_message(PaperLoaded(paper_id, paper))
+
+    def queue_mark(self, op: MarkOp) -> None:
+        """Queue a marking step and start a worker that writes the queue (in order)."""
+        self._mark_queue.append(op)
+        self.write_marks()
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="marks")
+    def write_marks(self) -> None:
+        """Write every queued marking step, in order, then post :class:`MarksSaved`."""
+        self._drain_marks(post=True)
+
+    def flush_marks(self) -> None:
+        """Write what is still queued, in this thread (the app calls it as it closes, so that a
+        mark typed just before ``q`` is not lost with its cancelled worker)."""
+        self._drain_marks(post=False)
+
+    def _drain_marks(self, post: bool) -> None:
+        library = self.library
+        assert library is not None
+        with self._mark_lock:  # a newer worker waits here, then writes what is left
+            done, changes, undone, errors = 0, [], [], []
+            while self._mark_queue:
+                op = self._mark_queue.popleft()
+                done += 1
+                try:
+                    if op.kind == "undo":
+                        undone.append(library.undo())
+                    else:
+                        changes += library.set_status(op.ids, op.status)
+                except (LibraryError, sqlite3.Error) as exc:
+                    errors.append(str(exc))
+            if done and post:
+                self.post_message(MarksSaved(done, changes, undone, library.counts(), errors))
+
+
+def _filter(status: str) -> str | None:
+    return None if status == "all" else status
