@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import time
+from datetime import datetime
 from pathlib import Path
 
 KEEP = 5
@@ -43,7 +44,8 @@ def maybe_backup(conn: sqlite3.Connection, marks: Path, force: bool = False) -> 
             return None  # nothing worth keeping yet
         folder = backup_dir(marks)
         folder.mkdir(mode=0o700, exist_ok=True)
-        target = folder / f"marks-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}.sqlite"
+        stamp = datetime.now().strftime("%Y%m%d-%H%M%S-%f")  # sorts by time as text
+        target = folder / f"marks-{stamp}.sqlite"
         partial = target.with_suffix(".partial")
         fd = os.open(partial, os.O_CREAT | os.O_WRONLY | os.O_TRUNC, 0o600)
         os.close(fd)

@@ -98,7 +98,11 @@ async def test_pressing_a_mark_again_toggles_it_back_to_new(tmp_path: Path) -> N
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         first = app.table.current_id
-        await pilot.press("t", "k", "t")  # mark, come back, press it again
+        await pilot.press("t")  # shown at once, before the worker has written it
+        assert app.table.hit(first).status == "to-read"
+        assert app.header.counts["to-read"] == 1
+        assert app.table.current_id == app.table.paper_ids[1]
+        await pilot.press("k", "t")  # come back, press it again
         await settle(pilot)
         assert app.table.hit(first).status == "new"
         await pilot.press("k", "r", "k", "x")  # read, come back, clear
@@ -162,7 +166,11 @@ async def test_an_empty_result_says_so_and_keys_do_no_harm(tmp_path: Path) -> No
         assert app.query_one("StatusHeader").counts["new"] == 35
         await pilot.press("2")  # a filter on top of an empty result
         await settle(pilot)
-        assert _notice_text(app) == "no papers match zzzzqqq among new papers (1 shows all)"
+        assert _notice_text(app) == "no papers match zzzzqqq among new papers"
+        assert _panel_text(app) == "press / to change the query, or 1 to show all papers"
+        await pilot.press("slash", "ctrl+u", "escape", "4")
+        await settle(pilot)
+        assert _notice_text(app) == "no read papers"
 
 
 async def test_markup_like_text_shows_literally(tmp_path: Path) -> None:
@@ -188,13 +196,16 @@ async def test_markup_like_text_shows_literally(tmp_path: Path) -> None:
             assert literal in shown
         assert "\x1b" not in shown
         assert "[2J literally" in shown
-        cells = [cell.plain for cell in app.table.get_row(app.table.current_id)]
+        markup_paper = app.table.current_id
+        cells = [cell.plain for cell in app.table.get_row(markup_paper)]
         assert "[INST]" in cells[2]
-        await pilot.press("slash", "ctrl+a")
+        await pilot.press("slash", "ctrl+u")
         await type_text(pilot, "[bold]x[/bold] [CLS]")
         await settle(pilot)
+        assert app.search_bar.value == "[bold]x[/bold] [CLS]"
+        assert markup_paper in app.table.paper_ids
         status = app.query_one("#search-status", Static).content
-        assert isinstance(status, Text)
+        assert isinstance(status, Text) and status.plain.startswith("1/")
 
 
 async def test_query_markup_in_the_empty_message_is_literal(tmp_path: Path) -> None:
@@ -327,11 +338,17 @@ async def test_no_color_keeps_marks_and_cursor_readable(tmp_path: Path, monkeypa
 
 
 async def test_help_is_built_from_the_bindings(tmp_path: Path) -> None:
-    app = app_on(shipped_copy(tmp_path), tmp_path / "data")
+    """The help lists every binding; the app keeps working under it (a sync lands meanwhile)."""
+    seeds = shipped_copy(tmp_path)
+    app = app_on(seeds, tmp_path / "data", poll_seconds=0.1)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         await pilot.press("slash", "f1")  # from the search bar too
         await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen), "the help")
+        copy_files(seeds, [ODD_SEEDS / "latex.txt"])
+        await wait_for(pilot, lambda: app.header.counts.get("all") == 37, "a sync under the help")
+        await settle(pilot)
+        assert isinstance(app.screen, HelpScreen)
         lines = app.screen.lines
         described = {line.description for line in lines}
         for binding in PapertrayApp.BINDINGS:
@@ -358,3 +375,17 @@ async def test_command_palette_runs_triage_commands(tmp_path: Path) -> None:
         await pilot.press("enter")
         await settle(pilot)
         assert app.table.hit(first).status == "to-read"
+
+
+async def test_an_unusable_data_dir_is_a_message_not_a_crash(tmp_path: Path) -> None:
+    not_a_folder = tmp_path / "data"
+    not_a_folder.write_text("a file where the data folder should be\n", encoding="utf-8")
+    app = app_on(shipped_copy(tmp_path), not_a_folder)
+    notes = record_notifications(app)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: bool(notes), "a notification")
+        assert notes[0].startswith("open: cannot create the data folder")
+        assert _panel_text(app).startswith("cannot open the library: cannot create the data")
+        await pilot.press("j", "t", "slash", "x", "escape", "u", "2")
+        await pilot.press("q")
+    assert app.return_code == 0

@@ -88,9 +88,9 @@ class PapertrayApp(SearchingApp):
         Binding("2", "filter('new')", "new", show=False, id="app.filter-new",
                 tooltip="Show only new papers"),
         Binding("3", "filter('to-read')", "to-read", show=False, id="app.filter-to-read",
-                tooltip="Show only papers to read"),
+                tooltip="Show only to-read papers"),
         Binding("4", "filter('read')", "read", show=False, id="app.filter-read",
-                tooltip="Show only papers read"),
+                tooltip="Show only read papers"),
         Binding("space", "scroll_abstract('page')", "scroll", show=False, id="app.scroll-page",
                 tooltip="Scroll the abstract down a page"),
         Binding("J", "scroll_abstract('down')", "scroll down", show=False, id="app.scroll-down",
@@ -143,7 +143,7 @@ class PapertrayApp(SearchingApp):
         return current is None or self._paper_shown == current
 
     def on_mount(self) -> None:
-        self.screen.set_class(self.no_color, "-no-color")
+        self.main_screen.set_class(self.no_color, "-no-color")
         self.table.focus()
         self.panel.show_message(Text("opening the library…"))
         self.open_library()
@@ -160,27 +160,29 @@ class PapertrayApp(SearchingApp):
         self.library = message.library
         self._show_counts(message.counts, message.collections)
         self._report_problems((p["file"], p["reason"] or "") for p in message.problems)
-        if message.stale:
-            self._start_sync(building=not message.counts["all"])
+        empty = not message.counts["all"]
+        if message.stale or empty:  # an empty index is synced anyway: it says what went wrong
+            self._start_sync(building=empty)
         self._search()
 
     def _start_sync(self, building: bool = False) -> None:
         if self._syncing or self.library is None:
             return
         self._syncing = True
-        self.query_one(SyncProgress).start("building the index" if building
+        self.main_screen.query_one(SyncProgress).start("building the index" if building
                                            else "syncing seed files")
         self.sync_library()
 
     @on(SyncProgressed)
     def _sync_progressed(self, message: SyncProgressed) -> None:
-        self.query_one(SyncProgress).advance(message.done, message.total)
+        self.main_screen.query_one(SyncProgress).advance(message.done, message.total)
 
     @on(SyncFinished)
     def _sync_finished(self, message: SyncFinished) -> None:
         self._syncing = False
-        self.query_one(SyncProgress).stop()
-        self._show_counts(message.counts, message.collections)
+        self.main_screen.query_one(SyncProgress).stop()
+        if message.counts:
+            self._show_counts(message.counts, message.collections)
         if message.error:
             self.notify(f"could not sync the seed files: {one_line(message.error)}",
                         severity="error", markup=False)
@@ -211,10 +213,9 @@ class PapertrayApp(SearchingApp):
 
     def _show_counts(self, counts: dict[str, int], collections: dict[str, int] | None = None):
         self._counts = dict(counts)
-        header = self.query_one(StatusHeader)
-        header.counts = dict(counts)
+        self.header.counts = dict(counts)
         if collections is not None:
-            header.collections = collections
+            self.header.collections = collections
 
     # -- marks -------------------------------------------------------------------------------
     def action_mark(self, status: str) -> None:
@@ -283,14 +284,14 @@ class PapertrayApp(SearchingApp):
         """Open the help: the keys as the results table sees them, and the query syntax."""
         if isinstance(self.screen, HelpScreen):
             return
-        self.screen.set_focus(self.table)  # the help describes the table, where triage happens
+        self.main_screen.set_focus(self.table)  # the help describes the table, where triage happens
 
         def section(node: object) -> str | None:
             if isinstance(node, ResultsTable):
                 return "Moving in the results"
             return "Triage, filters and search" if node is self else None
 
-        self.push_screen(HelpScreen(key_help(self.screen.active_bindings,
+        self.push_screen(HelpScreen(key_help(self.main_screen.active_bindings,
                                              self.get_key_display, section)))
 
     # -- failures ----------------------------------------------------------------------------
@@ -304,7 +305,7 @@ class PapertrayApp(SearchingApp):
             self.panel.show_message(Text(f"cannot open the library: {text}"))
         elif group == "sync":
             self._syncing = False
-            self.query_one(SyncProgress).stop()
+            self.main_screen.query_one(SyncProgress).stop()
         elif group == "marks":
             self._marks_pending = len(self._mark_queue)
         elif group == "search":

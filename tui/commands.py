@@ -20,16 +20,16 @@ class TriageCommands(Provider):
     def _commands(self) -> Iterator[tuple[str, str, str]]:
         """``(name, help, action)`` for each command, in binding order."""
         app = self.app
-        seen: dict[str, list[str]] = {}
+        keys: dict[str, list[str]] = {}
         bindings: dict[str, Binding] = {}
         for binding in Binding.make_bindings(type(app).BINDINGS):
             if not binding.id or not binding.tooltip or binding.action in (
                     "quit", "command_palette", "leave_search"):
                 continue
             bindings.setdefault(binding.id, binding)
-            seen.setdefault(binding.id, []).append(app.get_key_display(binding))
+            keys.setdefault(binding.id, []).append(app.get_key_display(binding))
         for binding_id, binding in bindings.items():
-            yield binding.tooltip, "key: " + " ".join(seen[binding_id]), binding.action
+            yield binding.tooltip, "key: " + " ".join(keys[binding_id]), binding.action
 
     def _run(self, action: str):
         return partial(self.app.run_action, action)

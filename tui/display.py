@@ -19,7 +19,7 @@ from db.text import WORD_RE, clean, fold, one_line
 
 #: Mark glyphs: a status is a shape, never colour alone.
 GLYPHS = {"new": "·", "to-read": "»", "read": "✓"}
-#: The same for terminals or locales that cannot show them (and for NO_COLOR, as the README says).
+#: The same for terminals or locales that cannot show them, and under NO_COLOR.
 ASCII_GLYPHS = {"new": ".", "to-read": ">", "read": "x"}
 
 _ASCII_TERMS = {"linux", "dumb", "vt100", "vt102", "vt220", "ansi", "cons25"}
@@ -60,32 +60,33 @@ def status_text(status: str, glyphs: Mapping[str, str], style: str | Style = "")
 
 # -- highlighting ----------------------------------------------------------------------------
 
-def _common_prefix(a: str, b: str) -> int:
-    n = 0
-    for x, y in zip(a, b, strict=False):
-        if x != y:
-            break
-        n += 1
-    return n
+#: Endings a light stemmer strips (longest first), enough to see that the index's Porter stemmer
+#: matched ``learned`` for ``learning`` or ``alignment`` for ``aligned``.
+_ENDINGS = sorted(("ations", "ation", "ments", "ment", "ences", "ence", "ances", "ance", "ings",
+                   "ing", "ions", "ion", "ers", "er", "ed", "es", "ly", "al", "s", "e", "y"),
+                  key=len, reverse=True)
+
+
+def _stem(word: str) -> str:
+    """A rough stem: ``studies`` → ``studi``, ``preferences`` → ``prefer``; keeps 3 letters."""
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "i"
+    for ending in _ENDINGS:
+        if word.endswith(ending) and len(word) - len(ending) >= 3:
+            return word[: -len(ending)] + ("i" if ending == "y" else "")
+    return word
 
 
 def word_matches(word: str, terms: Iterable[str]) -> bool:
     """True when ``word`` is one the index matched for one of ``terms`` (folded query tokens).
 
-    The index stems with Porter (``learning`` finds ``learned``), and the word being typed is a
-    prefix, so a word matches when its folded form starts with a term, or when both share a
-    prefix of at least 4 letters that leaves at most 3 letters of the shorter one unmatched.
+    The word being typed is a prefix (``transfor`` finds ``transformers``), and the index stems
+    with Porter (``learning`` finds ``learned``), which a light stemmer approximates here; a rare
+    miss or extra highlight is possible, a wrong hit list is not (the index decides those).
     """
     folded = fold(word)
-    for term in terms:
-        if not term:
-            continue
-        if folded.startswith(term):
-            return True
-        shared = _common_prefix(folded, term)
-        if shared >= max(4, min(len(folded), len(term)) - 3):
-            return True
-    return False
+    stem = _stem(folded)
+    return any(term and (folded.startswith(term) or stem == _stem(term)) for term in terms)
 
 
 def highlighted(text: str, style: str | Style, terms: Sequence[str],

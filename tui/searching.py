@@ -13,12 +13,13 @@ import dataclasses
 from rich.text import Text
 from textual import events, on
 from textual.app import App
+from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import DataTable
 
 from db.models import SearchResult
 from db.text import one_line
-from tui.widgets import AbstractPanel, ResultsPane, ResultsTable, SearchBar
+from tui.widgets import AbstractPanel, ResultsPane, ResultsTable, SearchBar, StatusHeader
 from tui.workers import LibraryWorkers, NoNewPaper, PageLoaded, PaperLoaded
 
 #: Keys that are never held back (see :meth:`SearchingApp.on_event`).
@@ -46,19 +47,33 @@ class SearchingApp(LibraryWorkers, App[None]):
         self._awaiting_input = False
 
     @property
+    def main_screen(self) -> Screen:
+        """The screen with the search bar, table and panel (the help may be on top of it).
+
+        Widgets are looked up here, never on ``self.screen``: a worker's answer may arrive
+        while another screen is shown.
+        """
+        return self.screen_stack[0]
+
+    @property
     def table(self) -> ResultsTable:
         """The results table."""
-        return self.query_one("#results", ResultsTable)
+        return self.main_screen.query_one("#results", ResultsTable)
 
     @property
     def panel(self) -> AbstractPanel:
         """The abstract panel."""
-        return self.query_one("#abstract", AbstractPanel)
+        return self.main_screen.query_one("#abstract", AbstractPanel)
+
+    @property
+    def header(self) -> StatusHeader:
+        """The top line: collections and the filters with their counts."""
+        return self.main_screen.query_one(StatusHeader)
 
     @property
     def search_bar(self) -> SearchBar:
         """The search bar."""
-        return self.query_one("#search", SearchBar)
+        return self.main_screen.query_one("#search", SearchBar)
 
     @property
     def _search_pending(self) -> bool:
@@ -107,7 +122,7 @@ class SearchingApp(LibraryWorkers, App[None]):
         result = self._result = message.result
         self.table.show_hits(result.hits, message.offset, result.total, message.focus,
                              message.fallback)
-        self.query_one(ResultsPane).show_message(self._empty_message(result))
+        self.main_screen.query_one(ResultsPane).show_message(self._empty_message(result))
         self._follow_cursor(force=True)
         self._release_keys()
 
@@ -119,18 +134,20 @@ class SearchingApp(LibraryWorkers, App[None]):
             self._release_keys()
 
     def _empty_message(self, result: SearchResult) -> Text | None:
-        """The line above an empty table: why it is empty and what to do."""
+        """The line above an empty table: why it is empty."""
         if result.total:
             return None
-        if not self.query_one("StatusHeader").counts.get("all"):
+        if not self.header.counts.get("all"):
             return Text("building the index…" if self._syncing else
-                        "the library is empty: add seed files (see papertray --help)", end="")
-        message = Text("no papers match", end="")
-        if result.query.strip():
-            message.append(" ")
-            message.append(one_line(result.query), "bold")
-        if self.status_filter != "all":
-            message.append(f" among {self.status_filter} papers (1 shows all)")
+                        "the library is empty: no seed file has an abstract (papertray --help "
+                        "says where they are read from)", end="")
+        status = "" if self.status_filter == "all" else self.status_filter
+        if not result.query.strip():
+            return Text(f"no {status} papers" if status else "no papers", end="")
+        message = Text("no papers match ", end="")
+        message.append(one_line(result.query), "bold")
+        if status:
+            message.append(f" among {status} papers")
         return message
 
     def _show_position(self) -> None:
@@ -149,7 +166,7 @@ class SearchingApp(LibraryWorkers, App[None]):
     def action_filter(self, status: str) -> None:
         """Show only papers with ``status`` (``all`` shows every paper)."""
         self.status_filter = status
-        self.query_one("StatusHeader").status_filter = status
+        self.header.status_filter = status
         self._search(focus=self.table.current_id)
 
     def action_next_new(self, step: int) -> None:
@@ -177,7 +194,10 @@ class SearchingApp(LibraryWorkers, App[None]):
         paper_id = self.table.current_id
         if paper_id is None:
             self._paper_wanted = self._paper_shown = None
-            self.panel.show_message(Text(""))
+            hint = "press / to change the query"
+            if self.status_filter != "all":
+                hint += ", or 1 to show all papers"
+            self.panel.show_message(Text(hint, style="italic"))
             return
         if force or paper_id != self._paper_wanted:
             self._paper_wanted = paper_id
@@ -208,7 +228,7 @@ class SearchingApp(LibraryWorkers, App[None]):
         Keys typed into the query just before may not have reached the input yet; keys for
         the table wait until they have, and until their search is shown (:meth:`on_event`).
         """
-        self.screen.set_focus(self.table)
+        self.main_screen.set_focus(self.table)
         self._awaiting_input = True
         self.search_bar.input.call_later(self._input_caught_up)
 
@@ -224,6 +244,8 @@ class SearchingApp(LibraryWorkers, App[None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """``/`` types a slash while searching; Enter, Down and Esc leave only the search bar."""
         if action in ("focus_search", "leave_search"):
+            if self.screen is not self.main_screen:
+                return False  # the help or the palette has the keys
             searching = self.focused is self.search_bar.input
             return searching if action == "leave_search" else not searching
         return True

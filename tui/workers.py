@@ -43,7 +43,7 @@ class SyncProgressed(Message):
 
 
 class SyncFinished(Message):
-    """A sync ended: its report and the new counts, or ``error`` (one line) if it failed."""
+    """A sync ended: its report and the new counts, or ``error`` (and no counts) if it failed."""
 
     def __init__(self, report: SyncReport | None, counts: dict[str, int],
                  collections: dict[str, int], error: str = "") -> None:
@@ -142,8 +142,7 @@ class LibraryWorkers:
             report = library.sync(progress=lambda done, total: self.post_message(
                 SyncProgressed(done, total)))
         except (LibraryError, sqlite3.Error, OSError) as exc:
-            self.post_message(SyncFinished(None, library.counts(), library.collections(),
-                                           str(exc)))
+            self.post_message(SyncFinished(None, {}, {}, str(exc)))
             return
         self.post_message(SyncFinished(report, library.counts(), library.collections()))
 

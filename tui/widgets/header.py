@@ -55,10 +55,11 @@ class StatusHeader(Horizontal):
             return
         names = Text("papertray", style="bold", end="")
         if self.collections:
+            several = len(self.collections) > 1
+            labels = [f"{label} ({n})" if several else label
+                      for label, n in self.collections.items()]
             names.append(" · ")
-            names.append_text(plain(" · ".join(f"{label} ({n})" if len(self.collections) > 1
-                                               else label
-                                               for label, n in self.collections.items())))
+            names.append_text(plain(" · ".join(labels)))
         self.query_one("#collections", Static).update(names)
         tabs = Text(end="", no_wrap=True, overflow="ellipsis")
         active = self.get_component_rich_style("header--active", partial=True)

@@ -32,8 +32,6 @@ class ResultsTable(DataTable, inherit_bindings=False):
     Cells are ``Text`` objects, because DataTable would parse a ``str`` cell as markup.
     """
 
-    HELP = "The papers that match the query. Marks are `·` new, `»` to-read, `✓` read."
-
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("down,j", "cursor_down", "down", show=False, id="table.down",
                 tooltip="Move to the next paper"),
@@ -56,8 +54,8 @@ class ResultsTable(DataTable, inherit_bindings=False):
     class PageWanted(Message):
         """The table wants the window of hits that starts at ``offset``.
 
-        ``focus`` is where the cursor goes once it is loaded: a paper id, or a row index
-        (``-1`` for the last row).
+        ``focus`` is where the cursor goes once it is loaded: :data:`FOLLOW_CURSOR`, or a row
+        index (``-1`` for the last row).
         """
 
         def __init__(self, offset: int, focus: str | int) -> None:

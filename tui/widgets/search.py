@@ -9,7 +9,7 @@ from textual.containers import Horizontal
 from textual.message import Message
 from textual.widgets import Input, Static
 
-PLACEHOLDER = 'search: words "a phrase" -not word* OR is:to-read has:code'
+PLACEHOLDER = 'search: words "a phrase" -not word* OR is:to-read has:code in:file'
 
 
 class SearchBar(Horizontal):
