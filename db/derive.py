@@ -106,10 +106,12 @@ class _SeenBefore:
         return re.search(r"(?<![\w-])" + re.escape(word) + r"(?![\w-])", self.before) is not None
 
 
+_EMPHASIS_RE = re.compile(r"\*\*?|(?<!\w)_|_(?!\w)")
+_COMMAND_RE = re.compile(r"\\[A-Za-z]+\{([^{}]*)\}")
+
+
 def _strip_markup(text: str) -> str:
-    text = re.sub(r"\*\*?|(?<!\w)_|_(?!\w)", "", text)
-    text = re.sub(r"\\[A-Za-z]+\{([^{}]*)\}", r"\1", text)
-    return text
+    return _COMMAND_RE.sub(r"\1", _EMPHASIS_RE.sub("", text))
 
 
 def _paren_name(tail: str, seen: _SeenBefore) -> str | None:

@@ -13,7 +13,6 @@ from collections.abc import Callable
 # C0 controls except TAB/LF, DEL, C1 controls, and the bidi overrides that can reorder a terminal
 # line. CR is handled before this (line endings), so a lone CR never survives either.
 _CONTROL_RE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
-_WS_RE = re.compile(r"\s+")
 
 
 class DecodeError(ValueError):
@@ -63,12 +62,12 @@ def clean(text: str) -> str:
 
 def one_line(text: str) -> str:
     """``text`` cleaned and with every run of white space (newlines too) folded to one space."""
-    return _WS_RE.sub(" ", clean(text)).strip()
+    return " ".join(clean(text).split())  # str.split: 4x faster than a regex here
 
 
 def normalize(text: str) -> str:
     """The form used for ids and comparisons: NFKC, case-folded, white space collapsed."""
-    return _WS_RE.sub(" ", unicodedata.normalize("NFKC", text).casefold()).strip()
+    return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
 
 
 def paper_id(text: str) -> str:
@@ -139,6 +138,9 @@ def repair_hyphenation(text: str, is_word: Callable[[str], bool]) -> str:
     ``large-scale`` when the joined form is not a known word; ``single- and multi-agent`` is left as
     it is (a suspended hyphen). ``is_word`` receives the joined word in lower case.
     """
+
+    if "- " not in text:  # the common case, and the regex below is slow on long text
+        return text
 
     def fix(m: re.Match[str]) -> str:
         first, second = m.group(1), m.group(2)

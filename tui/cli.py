@@ -169,7 +169,7 @@ def show(obj: Context, paper_id: str, as_json: bool) -> None:
         if value:
             click.echo(f"{key + ':':<12}{one_line(str(value))}")
     click.echo()
-    click.echo(textwrap.fill(one_line(data["abstract"]), width=width))
+    click.echo(textwrap.fill(one_line(data["abstract"]), width=width, break_on_hyphens=False))
     other = [u for u in paper.urls if u != paper.code_url]
     if other:
         click.echo()
