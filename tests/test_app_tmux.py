@@ -11,6 +11,7 @@ import json
 import os
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -98,3 +99,27 @@ def test_type_mark_quit_and_the_mark_is_on_disk(tmp_path: Path) -> None:
                             capture_output=True, text=True, timeout=30, check=True)
     hits = json.loads(listed.stdout)["hits"]
     assert [(h["name"], h["status"]) for h in hits] == [("WUDI-Merging", "to-read")]
+
+
+@pytest.mark.parametrize("signal_name", ["TERM", "HUP", "INT"])
+def test_a_signal_quits_cleanly_and_keeps_the_mark(tmp_path: Path, signal_name: str) -> None:
+    """kill -TERM / -HUP (an SSH connection dropped) / -INT: exit 0, the terminal's normal screen
+    is back, and the mark made just before is on disk."""
+    seeds, data = shipped_copy(tmp_path), tmp_path / "data"
+    where = ["--seeds", str(seeds), "--data-dir", str(data)]
+    pid_file = tmp_path / "pid"
+    command = ["sh", "-c", f'echo $$ > {shlex.quote(str(pid_file))}; exec "$@"', "sh",
+               "env", "TERM=xterm-256color", "LANG=C.UTF-8", *_papertray(), *where]
+    terminal = Terminal(command)
+    try:
+        terminal.wait_for("1/35")
+        terminal.keys("t")
+        terminal.wait_for("» to-read 1")
+        os.kill(int(pid_file.read_text()), signal.Signals[f"SIG{signal_name}"])
+        screen = terminal.wait_for("[papertray exited 0]")
+        assert "1/35" not in screen  # the alternate screen is gone: the terminal is restored
+    finally:
+        terminal.close()
+    listed = subprocess.run([*_papertray(), *where, "list", "--status", "to-read", "--json"],
+                            capture_output=True, text=True, timeout=30, check=True)
+    assert [h["name"] for h in json.loads(listed.stdout)["hits"]] == ["PARM"]

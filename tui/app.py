@@ -8,6 +8,9 @@ call runs in a thread worker (:mod:`tui.workers`).
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import signal
 from collections.abc import Iterable
 from typing import ClassVar
 
@@ -326,5 +329,19 @@ def make_app(seeds: list[str] | None = None, data_dir: str | None = None,
 
 
 def run_app(seeds: list[str] | None = None, data_dir: str | None = None) -> None:
-    """Run the browser in this terminal until the reader quits."""
-    make_app(seeds, data_dir).run()
+    """Run the browser in this terminal until the reader quits.
+
+    SIGTERM, SIGHUP (the SSH connection dropped) and SIGINT end it the way ``q`` does: queued
+    marks are written, the library is closed and the terminal is restored. A sync that was
+    running is abandoned; its transaction rolls back, so the previous index stays whole.
+    """
+    app = make_app(seeds, data_dir)
+
+    async def main() -> None:
+        loop = asyncio.get_running_loop()
+        for signum in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
+            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+                loop.add_signal_handler(signum, app.exit)
+        await app.run_async()
+
+    asyncio.run(main())

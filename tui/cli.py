@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import sqlite3
 import sys
 import textwrap
@@ -253,8 +254,18 @@ def orphans(obj: Context, as_json: bool) -> None:
 register_marks(cli, pass_context)
 
 
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt  # unwinds like ctrl+c: an open transaction rolls back
+
+
 def main() -> None:
-    """Console-script entry point: run the CLI, turning expected failures into one line."""
+    """Console-script entry point: run the CLI, turning expected failures into one line.
+
+    SIGTERM and SIGHUP stop a command the way ctrl+c does (exit 130 after "interrupted"); a sync
+    that is stopped rolls back, so the previous index stays whole.
+    """
+    for signum in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signum, _interrupt)
     try:
         cli.main(prog_name="papertray", standalone_mode=False)
     except click.exceptions.Abort:
