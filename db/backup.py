@@ -80,28 +80,48 @@ def readable(path: Path) -> bool:
 def restore(marks: Path, source: Path | None = None) -> tuple[Path, Path | None]:
     """Put a backup in place of ``marks``; returns ``(restored_from, moved_aside)``.
 
-    ``source`` defaults to the newest readable backup. The current marks file (and its -wal and
-    -shm) is moved aside as ``marks.sqlite.damaged-<time>``, never deleted. Raises
-    FileNotFoundError when there is no readable backup.
+    ``source`` defaults to the newest readable backup. The backup is first copied next to the
+    marks file; only then is the current marks file (with its -wal and -shm) moved aside as
+    ``marks.sqlite.damaged-<time>`` (never deleted, never overwritten) and the copy renamed into
+    place. Raises FileNotFoundError when there is no readable backup, ValueError when ``source``
+    is the marks file itself.
     """
+    if source is not None and source.resolve() == marks.resolve():
+        raise ValueError(f"{source} is the marks file itself; name a backup")
     candidates = [source] if source else backups(marks)
     chosen = next((c for c in candidates if c and readable(c)), None)
     if chosen is None:
         raise FileNotFoundError("no readable backup of the marks file")
-    aside = None
-    if marks.exists():
-        aside = marks.with_name(f"{marks.name}.damaged-{time.strftime('%Y%m%d-%H%M%S')}")
-        for suffix in ("-wal", "-shm", ""):
-            src = Path(str(marks) + suffix)
-            if src.exists():
-                src.replace(Path(str(aside) + suffix))
-    src_conn = sqlite3.connect(f"file:{chosen}?mode=ro", uri=True)
-    fd = os.open(marks, os.O_CREAT | os.O_WRONLY | os.O_TRUNC, 0o600)
+    staged = marks.with_name(marks.name + ".restoring")
+    staged.unlink(missing_ok=True)
+    fd = os.open(staged, os.O_CREAT | os.O_WRONLY | os.O_TRUNC, 0o600)
     os.close(fd)
-    dest = sqlite3.connect(marks)
+    src_conn = sqlite3.connect(f"file:{chosen}?mode=ro", uri=True)
+    dest = sqlite3.connect(staged)
     try:
         src_conn.backup(dest)
+        dest.execute("PRAGMA journal_mode=DELETE")
     finally:
         dest.close()
         src_conn.close()
+    aside = set_aside(marks, "damaged") if marks.exists() else None
+    staged.replace(marks)
     return chosen, aside
+
+
+def set_aside(path: Path, why: str) -> Path:
+    """Rename ``path`` (and its -wal and -shm) to ``<name>.<why>-<time>``, a name not yet taken.
+
+    Returns the new path. Never overwrites: two calls in the same second get two names.
+    """
+    stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
+    target = path.with_name(f"{path.name}.{why}-{stamp}")
+    n = 1
+    while any(Path(str(target) + s).exists() for s in ("", "-wal", "-shm")):
+        n += 1
+        target = path.with_name(f"{path.name}.{why}-{stamp}-{n}")
+    for suffix in ("-wal", "-shm", ""):
+        src = Path(str(path) + suffix)
+        if src.exists():
+            src.replace(Path(str(target) + suffix))
+    return target

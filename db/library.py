@@ -7,6 +7,7 @@ timeout and short write transactions let several processes share one data dir.
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import sqlite3
 import threading
@@ -20,8 +21,8 @@ from db import sync as sync_db
 from db.backup import maybe_backup
 from db.models import STATUSES, LibraryError, MarkChange, Paper, SearchResult, SyncReport
 from db.paths import DataPaths
-from db.schema import _move_aside, connect
-from db.seeds import shipped_seeds
+from db.schema import _move_aside, check_file, connect
+from db.seeds import discover, shipped_seeds
 
 DEFAULT_LIMIT = 200
 
@@ -54,6 +55,29 @@ def _give_back(library_ref: weakref.ReferenceType, pair: tuple, generation: int)
             conn.close()
 
 
+def _recovering(method):
+    """Reads that meet a damaged index (a page gone bad inside the file) rebuild it and retry.
+
+    The index is a cache: moving it aside and syncing again from the seeds loses nothing. A
+    damaged marks file is never touched; it raises :class:`LibraryError` with the restore hint.
+    """
+
+    @functools.wraps(method)
+    def wrapper(self: Library, *args, **kwargs):
+        try:
+            return method(self, *args, **kwargs)
+        except sqlite3.DatabaseError as exc:
+            if not self._index_damaged(exc):
+                raise
+            self._rebuild_after(exc)
+            report = self.sync(force=True)
+            with self._lock:  # keep the notice for the front end to show (Library.notices)
+                self.notices += report.notices
+            return method(self, *args, **kwargs)
+
+    return wrapper
+
+
 class Library:
     """A reader's library: seed files, their index, and the reader's marks.
 
@@ -74,7 +98,8 @@ class Library:
         self._vocabulary: search_db.Vocabulary | None = None
         self.notices: list[str] = []
         lease = self._lease()  # open now, so that a bad data dir fails here and not in a worker
-        maybe_backup(lease.marks, self.paths.marks)  # at most every few hours; never raises
+        #: the backup made on opening (at most every few hours), or None
+        self.opening_backup = maybe_backup(lease.marks, self.paths.marks)
 
     # -- connections ---------------------------------------------------------------------
     def _open(self) -> _Lease:
@@ -165,6 +190,17 @@ class Library:
             self.notices = []
         return report
 
+    def _index_damaged(self, exc: sqlite3.DatabaseError) -> bool:
+        """Whether ``exc`` comes from a damaged index file (checked with quick_check)."""
+        text = str(exc).lower()
+        if isinstance(exc, sqlite3.OperationalError) and ("locked" in text or "busy" in text):
+            return False
+        if check_file(self.paths.marks) != "ok":
+            raise LibraryError(f"the marks file {self.paths.marks} is damaged ({exc}); papertray "
+                               "will not overwrite it. Run `papertray marks restore` to put back "
+                               "the latest backup.") from None
+        return check_file(self.paths.index) != "ok"
+
     def _rebuild_after(self, exc: Exception) -> None:
         self.close()
         moved = _move_aside(self.paths.index)
@@ -184,6 +220,7 @@ class Library:
         return marks_db.reattach(self._marks(), orphan_ids, candidates)
 
     # -- reading -------------------------------------------------------------------------
+    @_recovering
     def search(self, query: str = "", status: str | None = None, limit: int = DEFAULT_LIMIT,
                offset: int = 0, typing: bool = False) -> SearchResult:
         """Hits for ``query`` (the README's query language), best first, one page.
@@ -195,7 +232,7 @@ class Library:
         if status not in (None, "all", *STATUSES):
             raise LibraryError(f"unknown status {status!r}: use new, to-read or read")
         limit = max(0, min(int(limit), 10_000))
-        offset = max(0, int(offset))
+        offset = min(max(0, int(offset)), 2**62)  # SQLite integers are 64-bit
         try:
             return search_db.run(self._index(), query, status, limit, offset, self._vocab,
                                  typing=typing)
@@ -209,6 +246,7 @@ class Library:
             self._vocabulary = search_db.Vocabulary.load(self._index())
         return self._vocabulary
 
+    @_recovering
     def resolve(self, prefix: str) -> str:
         """The full id of the one paper whose id starts with ``prefix`` (case-insensitive).
 
@@ -226,6 +264,7 @@ class Library:
             raise LibraryError(f"id prefix {prefix} is ambiguous; type more of it")
         return rows[0][0]
 
+    @_recovering
     def get(self, paper_id: str) -> Paper:
         """The whole paper with this id or unique id prefix. Raises :class:`LibraryError`."""
         full = self.resolve(paper_id)
@@ -235,6 +274,7 @@ class Library:
             raise LibraryError(f"no paper has the id {paper_id}")
         return Paper(**search_db.paper_from_row(conn, row))
 
+    @_recovering
     def counts(self) -> dict[str, int]:
         """``{"all", "new", "to-read", "read"}``: papers in the index by status (from SQL)."""
         conn = self._index()
@@ -245,12 +285,14 @@ class Library:
         to_read, read = by_status.get("to-read", 0), by_status.get("read", 0)
         return {"all": total, "new": total - to_read - read, "to-read": to_read, "read": read}
 
+    @_recovering
     def collections(self) -> dict[str, int]:
         """Collection label → number of papers, largest first."""
         return dict(self._index().execute(
             "SELECT collection, count(*) FROM papers GROUP BY collection "
             "ORDER BY count(*) DESC, collection").fetchall())
 
+    @_recovering
     def orphans(self) -> list[tuple[str, str, str, str | None]]:
         """Marks whose paper is not in the index: ``(paper_id, status, updated_at, label)``."""
         return self._index().execute(
@@ -258,6 +300,7 @@ class Library:
             "WHERE NOT EXISTS (SELECT 1 FROM papers p WHERE p.id = k.paper_id) "
             "ORDER BY updated_at").fetchall()
 
+    @_recovering
     def stats(self) -> dict:
         """The ``papertray stats --json`` shape (README): papers, entries, files, collections,
         status counts, orphan marks and problem files."""
@@ -270,7 +313,8 @@ class Library:
             "collections": self.collections(),
             "status": {s: counts[s] for s in STATUSES},
             "orphan_marks": len(self.orphans()),
-            "problems": [{"file": f, "reason": r} for f, r in conn.execute(
+            "problems": [{"file": f, "reason": r} for f, r in discover(self.seed_paths).problems]
+            + [{"file": f, "reason": r} for f, r in conn.execute(
                 "SELECT display, reason FROM files WHERE status != 'loaded' ORDER BY display")],
         }
 

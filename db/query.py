@@ -124,7 +124,8 @@ def parse(text: str, typing: bool = False) -> Query:
     text = unicodedata.normalize("NFKC", clean(text or ""))[:MAX_QUERY_CHARS]
     pending_or = False
     group_counter = 0
-    for m in _PIECE_RE.finditer(text):
+    pieces = list(_PIECE_RE.finditer(text))
+    for i, m in enumerate(pieces):
         if len(q.terms) >= MAX_TERMS:
             q.notices.append(f"only the first {MAX_TERMS} words are used")
             break
@@ -132,11 +133,13 @@ def parse(text: str, typing: bool = False) -> Query:
             word = m.group(4)
             # an OR with no word before it to join ("OR", "OR graph") falls through to be the
             # plain word "or": an operator out of place is text, never an error, never ignored
+            if word == "OR" and _next_to_filter(pieces, i):
+                q.notices.append("OR joins words, not filters: the filters all apply")
+                continue
             if word == "OR" and q.terms and not q.terms[-1].negated and not pending_or:
                 pending_or = True
                 continue
             if _filter(q, word):
-                pending_or = False
                 continue
             negated = word.startswith("-") and len(word) > 1
             body = word[1:] if negated else word
@@ -168,6 +171,20 @@ def parse(text: str, typing: bool = False) -> Query:
         if not last.negated and not last_piece.endswith('"') and last_piece[-1:].isalnum():
             last.prefix = True
     return q
+
+
+def _is_filter(piece: re.Match[str] | None) -> bool:
+    word = piece.group(4) if piece else None
+    if not word:
+        return False
+    key, sep, _ = word.partition(":")
+    return bool(sep) and key.lower() in ("is", "has", "in")
+
+
+def _next_to_filter(pieces: list[re.Match[str]], i: int) -> bool:
+    """Whether the piece before or after ``pieces[i]`` is a filter (``is:read OR is:new``)."""
+    return _is_filter(pieces[i - 1] if i else None) or _is_filter(
+        pieces[i + 1] if i + 1 < len(pieces) else None)
 
 
 def _filter(q: Query, word: str) -> bool:

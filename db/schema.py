@@ -8,7 +8,6 @@ cannot be read. The index connection ATTACHes the marks file as schema ``m``.
 from __future__ import annotations
 
 import sqlite3
-import time
 from pathlib import Path
 
 from db.models import LibraryError
@@ -111,6 +110,8 @@ def connect(paths: DataPaths) -> tuple[sqlite3.Connection, sqlite3.Connection, l
     except OSError as exc:
         raise LibraryError(f"cannot create the data folder: {exc}") from None
     marks = open_marks(paths.marks)
+    if paths.index.exists() and paths.index.stat().st_size == 0:
+        notices.append("the index was empty (truncated?); rebuilding it")
     try:
         index = _open_index(paths.index)
     except sqlite3.DatabaseError as exc:
@@ -155,7 +156,18 @@ def _open_index(path: Path) -> sqlite3.Connection:
 
 
 def open_marks(path: Path) -> sqlite3.Connection:
-    """Open (or create, mode 0600) the marks file. Raises :class:`LibraryError` if unreadable."""
+    """Open (or create, mode 0600) the marks file. Raises :class:`LibraryError` if unreadable.
+
+    An empty marks file is new only when there is nothing to lose: with no write-ahead log
+    beside it and backups of it around, it was truncated, and it is refused like a damaged one.
+    """
+    from db.backup import backups
+
+    wal = Path(str(path) + "-wal")
+    if (path.exists() and path.stat().st_size == 0 and not (wal.exists() and wal.stat().st_size)
+            and backups(path)):
+        raise LibraryError(f"the marks file {path} is empty but backups of it exist; papertray "
+                           "will not start it afresh. " + _restore_hint(path))
     private_file(path)
     conn = _connect(path)
     try:
@@ -171,6 +183,18 @@ def open_marks(path: Path) -> sqlite3.Connection:
     return conn
 
 
+def check_file(path: Path) -> str:
+    """``PRAGMA quick_check`` of one database file: "ok", or the first problem it reports."""
+    try:
+        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=BUSY_TIMEOUT_MS / 1000)
+        try:
+            return str(conn.execute("PRAGMA quick_check(1)").fetchone()[0])
+        finally:
+            conn.close()
+    except sqlite3.Error as exc:
+        return str(exc)
+
+
 def _restore_hint(path: Path) -> str:
     from db.backup import backups
 
@@ -182,9 +206,6 @@ def _restore_hint(path: Path) -> str:
 
 
 def _move_aside(path: Path) -> Path:
-    target = path.with_name(f"{path.name}.broken-{time.strftime('%Y%m%d-%H%M%S')}")
-    for suffix in ("", "-wal", "-shm"):
-        src = Path(str(path) + suffix)
-        if src.exists():
-            src.replace(Path(str(target) + suffix))
-    return target
+    from db.backup import set_aside
+
+    return set_aside(path, "broken")

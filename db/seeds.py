@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -54,32 +55,53 @@ def shipped_seeds() -> Path:
     return packaged if packaged.is_dir() else here.parent / "seeds"
 
 
-def discover(paths: list[Path]) -> tuple[list[Path], list[tuple[str, str]]]:
+@dataclass(slots=True)
+class Discovery:
+    """What :func:`discover` found: seed files, problems, and seed paths that are missing."""
+
+    files: list[Path]
+    problems: list[tuple[str, str]]  # (path, one-line reason)
+    missing_roots: list[Path]  # given seed paths that do not exist (now)
+
+
+def discover(paths: list[Path]) -> Discovery:
     """Expand seed paths (folders and files) into the seed files to read, sorted, no duplicates.
 
-    Folders are searched recursively for ``*.txt``; hidden files and folders are skipped. Returns
-    ``(files, problems)``; a problem is ``(path, reason)`` for a path that does not exist or is
-    not a file or folder. A file named explicitly is read whatever its ending.
+    Folders are searched recursively for ``*.txt``; hidden files and folders are skipped. A file
+    named explicitly is read whatever its ending. Only regular files are read: a pipe, socket or
+    device would block or never end, so it is reported as a problem, like a broken link and a
+    path that does not exist. Nothing is opened here (stat only).
     """
     files: dict[str, Path] = {}
-    problems: list[tuple[str, str]] = []
-    for path in paths:
-        path = Path(os.path.expanduser(path))
+    found = Discovery([], [], [])
+    for given in paths:
+        path = Path(os.path.expanduser(given))
         if path.is_dir():
             for root, dirs, names in os.walk(path, followlinks=False):
                 dirs[:] = sorted(d for d in dirs if not d.startswith("."))
                 for name in names:
-                    if name.startswith(".") or not name.lower().endswith(SEED_SUFFIXES):
-                        continue
-                    file = Path(root) / name
-                    files.setdefault(str(file.absolute()), file.absolute())
-        elif path.is_file():
-            files.setdefault(str(path.absolute()), path.absolute())
-        elif path.is_symlink():
-            problems.append((str(path), "broken symbolic link"))
+                    if not name.startswith(".") and name.lower().endswith(SEED_SUFFIXES):
+                        _add(Path(root) / name, files, found)
+        elif path.exists() or path.is_symlink():
+            _add(path, files, found)
         else:
-            problems.append((str(path), "no such file or folder"))
-    return [files[k] for k in sorted(files)], problems
+            found.problems.append((str(path), "no such file or folder"))
+            found.missing_roots.append(path.absolute())
+    found.files = [files[k] for k in sorted(files)]
+    return found
+
+
+def _add(path: Path, files: dict[str, Path], found: Discovery) -> None:
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        found.problems.append((str(path), "broken symbolic link" if path.is_symlink()
+                               else "cannot be read"))
+        return
+    if stat.S_ISREG(mode):
+        files.setdefault(str(path.absolute()), path.absolute())
+    elif not stat.S_ISDIR(mode):
+        found.problems.append((str(path), "not a regular file (a pipe, socket or device)"))
 
 
 def collection_label(header: str) -> str:

@@ -61,11 +61,12 @@ def plan_changes(conn: sqlite3.Connection, seed_paths: list[Path], force: bool =
     Returns ``(to_apply, removed_paths, reports, touched)``: files to (re)load, files gone, a
     report for every file, and whether some fingerprints only need their stat refreshed.
     """
-    files, missing = discover(seed_paths)
+    found = discover(seed_paths)
+    files = found.files
     known = {row[0]: row for row in conn.execute(
         "SELECT path, size, mtime_ns, sha256, status, entries, reason, display FROM files")}
     display = _display_names(files)
-    reports = [FileReport(path, "error", 0, reason) for path, reason in missing]
+    reports = [FileReport(path, "error", 0, reason) for path, reason in found.problems]
     to_apply: list[_Planned] = []
     touched = False
     for done, path in enumerate(files, start=1):
@@ -103,9 +104,20 @@ def plan_changes(conn: sqlite3.Connection, seed_paths: list[Path], force: bool =
         if progress:
             progress(done, len(files))
     current = {str(f) for f in files}
-    removed = [p for p in known if p not in current]
+    # a seed folder that is missing right now (an unmounted disk, a typo) does not remove what
+    # the index has from it: its papers stay until the folder is back or no longer given
+    # (and when every seed path given is missing, nothing at all is removed: a typo in --seeds
+    # must not empty the library)
+    everything_missing = bool(found.missing_roots) and not files
+    kept = [p for p in known if p not in current
+            and (everything_missing or _under(p, found.missing_roots))]
+    removed = [p for p in known if p not in current and p not in kept]
     reports += [FileReport(known[p][7], "removed", 0, "") for p in removed]
     return to_apply, removed, reports, touched
+
+
+def _under(path: str, roots: list[Path]) -> bool:
+    return any(path == str(r) or path.startswith(str(r).rstrip(os.sep) + os.sep) for r in roots)
 
 
 def _shown(status: str) -> str:
@@ -260,8 +272,12 @@ def fts_integrity_ok(conn: sqlite3.Connection) -> bool:
 
 def index_is_stale(conn: sqlite3.Connection, seed_paths: list[Path]) -> bool:
     """Cheap check (stat only, nothing read) whether a sync would have anything to do."""
-    files, _ = discover(seed_paths)
-    known = {r[0]: (r[1], r[2]) for r in conn.execute("SELECT path, size, mtime_ns FROM files")}
+    found = discover(seed_paths)
+    files = found.files
+    known = {r[0]: (r[1], r[2]) for r in conn.execute("SELECT path, size, mtime_ns FROM files")
+             if not _under(r[0], found.missing_roots)}  # kept while their folder is missing
+    if found.missing_roots and not files:
+        return False  # nothing to load, and nothing is removed (see plan_changes)
     if set(known) != {str(f) for f in files}:
         return True
     for f in files:

@@ -6,6 +6,7 @@ on stderr and exits 1; there are no tracebacks. Plain ``papertray`` opens the br
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -38,6 +39,14 @@ def _emit_json(data: object) -> None:
     click.echo(json.dumps(data, ensure_ascii=False, indent=2))
 
 
+def _non_empty(ctx: click.Context, param: click.Parameter, value):
+    """An empty path would silently mean "the current folder" or "the default folders"."""
+    values = value if isinstance(value, tuple) else (value,)
+    if any(v is not None and not str(v).strip() for v in values):
+        raise click.BadParameter("an empty path; give a folder or file", ctx, param)
+    return value
+
+
 class Context:
     """What the group's options give every command: a lazily opened, synced library."""
 
@@ -46,6 +55,10 @@ class Context:
         self.data_dir = data_dir
         self._library: Library | None = None
 
+    @property
+    def opened(self) -> bool:
+        return self._library is not None
+
     def library(self, sync: bool = True) -> Library:
         if self._library is None:
             self._library = Library(self.seeds, self.data_dir)
@@ -53,6 +66,10 @@ class Context:
                 report = self._library.sync()
                 for notice in report.notices:
                     click.echo(f"papertray: {one_line(notice)}", err=True)
+                for f in report.files:  # a mistyped --seeds path is said at every command
+                    if f.status == "error" and f.reason == "no such file or folder":
+                        click.echo(f"papertray: seed path {one_line(f.path)}: {f.reason}",
+                                   err=True)
         return self._library
 
 
@@ -60,10 +77,10 @@ pass_context = click.make_pass_decorator(Context)
 
 
 @click.group(invoke_without_command=True, context_settings={"help_option_names": ["-h", "--help"]})
-@click.option("--seeds", "seeds", multiple=True, metavar="PATH",
+@click.option("--seeds", "seeds", multiple=True, metavar="PATH", callback=_non_empty,
               help="A seed folder or file (repeatable). Default: $PAPERTRAY_SEEDS or the shipped "
                    "seeds.")
-@click.option("--data-dir", metavar="DIR", envvar="PAPERTRAY_DATA_DIR",
+@click.option("--data-dir", metavar="DIR", envvar="PAPERTRAY_DATA_DIR", callback=_non_empty,
               help="Keep index.sqlite and marks.sqlite in DIR. Default: $PAPERTRAY_DATA_DIR or "
                    "the platform's cache and data folders.")
 @click.version_option(package_name="papertray")
@@ -78,6 +95,15 @@ def cli(ctx: click.Context, seeds: tuple[str, ...], data_dir: str | None) -> Non
         from tui.app import run_app
 
         run_app(ctx.obj.seeds, ctx.obj.data_dir)
+
+
+@cli.result_callback()
+@pass_context
+def _after(obj: Context, *args: object, **kwargs: object) -> None:
+    """Say what the library did on its own while a command ran (e.g. rebuilt a damaged index)."""
+    if obj.opened:
+        for notice in obj.library(sync=False).notices:
+            click.echo(f"papertray: {one_line(notice)}", err=True)
 
 
 @cli.command()
@@ -123,7 +149,7 @@ def _print_result(result, as_json: bool) -> None:
         click.echo("no papers match", err=True)
 
 
-@cli.command()
+@cli.command(context_settings={"ignore_unknown_options": True})
 @click.argument("query", nargs=-1)
 @click.option("--status", type=STATUS_CHOICE, help="Only papers with this status.")
 @click.option("--limit", type=click.IntRange(0, 10_000), default=20, show_default=True)
@@ -266,8 +292,15 @@ def main() -> None:
     """
     for signum in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(signum, _interrupt)
+    for stream in (sys.stdout, sys.stderr):  # a terminal that cannot show "…" or "✓" gets "?"
+        with contextlib.suppress(AttributeError, ValueError):
+            stream.reconfigure(errors="replace")
     try:
         cli.main(prog_name="papertray", standalone_mode=False)
+    except SystemExit:
+        if type(sys.stdout).__name__ == "_PacifyFlushWrapper":
+            sys.exit(0)  # click met a closed pipe (`papertray list | head`): that is success
+        raise
     except click.exceptions.Abort:
         click.echo("papertray: interrupted", err=True)
         sys.exit(130)

@@ -42,7 +42,8 @@ def register(cli: click.Group, pass_context) -> None:
     @pass_context
     def make_backup(obj) -> None:
         """Back up the marks file now."""
-        made = obj.library(sync=False).backup_marks(force=True)
+        library = obj.library(sync=False)
+        made = library.opening_backup or library.backup_marks(force=True)
         if made is None:
             raise click.ClickException("could not write a backup (see the data folder's rights)")
         click.echo(f"backed up to {one_line(str(made))}")
@@ -56,7 +57,7 @@ def register(cli: click.Group, pass_context) -> None:
         target = DataPaths.resolve(obj.data_dir).marks
         try:
             chosen, aside = backup.restore(target, source)
-        except FileNotFoundError as exc:
+        except (FileNotFoundError, ValueError) as exc:
             raise click.ClickException(str(exc)) from None
         moved = f"; the previous file is now {aside.name}" if aside else ""
         click.echo(f"restored the marks from {one_line(chosen.name)}{moved}")
