@@ -20,7 +20,7 @@ from pathlib import Path
 
 from db.models import FileReport, SyncReport
 from db.seeds import Entry, SeedError, discover, parse_file
-from db.text import WORD_RE, fold, search_form
+from db.text import WORD_RE, clean, fold, search_form
 
 #: Called as ``progress(done, total)`` with counts of seed files read so far.
 Progress = Callable[[int, int], None]
@@ -50,7 +50,9 @@ def terms_of(text: str) -> set[str]:
 def _display_names(files: list[Path]) -> dict[Path, str]:
     """Short names for people: the file name, or parent/name when two files share a name."""
     names = Counter(f.name for f in files)
-    return {f: f.name if names[f.name] == 1 else f"{f.parent.name}/{f.name}" for f in files}
+    # file names are untrusted text too: no escape sequence may reach a terminal through them
+    return {f: clean(f.name if names[f.name] == 1 else f"{f.parent.name}/{f.name}")
+            for f in files}
 
 
 def plan_changes(conn: sqlite3.Connection, seed_paths: list[Path], force: bool = False,
