@@ -5,9 +5,11 @@ Every test builds its library in tmp and waits on conditions (``settle``), never
 
 from __future__ import annotations
 
+import random
 from pathlib import Path
 
 from rich.text import Text
+from textual import events
 from textual.command import CommandList
 from textual.widgets import Static
 
@@ -24,6 +26,7 @@ from tests.tui_support import (
     wait_for,
 )
 from tui.app import PapertrayApp
+from tui.display import GLYPHS
 from tui.screens import HelpScreen
 from tui.widgets import SearchBar
 
@@ -147,6 +150,108 @@ async def test_keys_typed_ahead_go_where_they_were_meant(tmp_path: Path) -> None
     with Library([seeds], data) as library:
         assert [h.name for h in library.search("", "to-read").hits] == ["WUDI-Merging"]
         assert [h.name for h in library.search("", "read").hits] == ["ELoRA"]
+
+
+async def test_keys_typed_after_slash_edit_the_query_in_order(tmp_path: Path) -> None:
+    """Editing keys (ctrl+u, Backspace, Left) in a burst with letters act where they were typed,
+    not after the letters behind them."""
+    seeds, data = shipped_copy(tmp_path), tmp_path / "data"
+    app = app_on(seeds, data)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        burst(app, ["slash", *"wudi", "enter"])
+        await settle(pilot)
+        burst(app, ["slash", "ctrl+u", *"graph"])
+        await settle(pilot)
+        assert app.search_bar.value == "graph"
+        assert app.table.row_count == 2
+        burst(app, ["escape", "slash", "backspace", *"xyz"])  # "/" selects the query: replaced
+        await settle(pilot)
+        assert app.search_bar.value == "xyz"
+        burst(app, ["backspace", "backspace", *"ab", "left", "left", "backspace", "c", "end", "d"])
+        await settle(pilot)
+        assert app.search_bar.value == "cabd"
+        # Enter moves the focus at once; the keys typed before it still edit the query
+        burst(app, ["ctrl+u", *"graphx", "backspace", "enter", "t"])
+        await settle(pilot)
+        assert app.search_bar.value == "graph"
+        assert app.focused is app.table
+        with Library([seeds], data) as library:
+            assert library.get(_ids(library, "graph")[0]).status == "to-read"
+
+
+async def test_a_paste_is_only_ever_search_text(tmp_path: Path) -> None:
+    """A paste with an escape sequence and line breaks becomes one clean line of query; it never
+    leaves the search bar nor marks a paper. Pasted on the table, it goes to the search bar,
+    and keys typed after it follow it there."""
+    seeds, data = shipped_copy(tmp_path), tmp_path / "data"
+    app = app_on(seeds, data)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("slash")
+        app.post_message(events.Paste("model \x1b[2J x\r\nrrr ttt\x00\u202e"))
+        await settle(pilot)
+        assert app.search_bar.value == "model [2J x rrr ttt"
+        assert app.focused is app.search_bar.input
+        app.search_bar.input.value = "a\x1b[2Jb\tc"  # whatever way text gets in, it is clean
+        assert app.search_bar.value == "a [2Jb c"
+        await pilot.press("escape")
+        await settle(pilot)
+        assert app.focused is app.table
+        app.post_message(events.Paste("graph\nneural\x1b"))
+        burst(app, ["space", *"net", "enter", "r"])
+        await settle(pilot)
+        assert app.search_bar.value == "graph neural net"
+        assert app.focused is app.table
+        with Library([seeds], data) as library:
+            hits = _ids(library, "graph neural net")
+            assert library.counts()["read"] == 1
+            assert library.get(hits[0]).status == "read"
+
+
+async def test_a_mark_then_undo_in_one_burst_shows_the_marks_file(tmp_path: Path) -> None:
+    """``t u``: the row, the panel and the counts say new (as the file does); ``t`` on the row
+    then marks it to-read (the toggle sees the true status)."""
+    seeds, data = shipped_copy(tmp_path), tmp_path / "data"
+    app = app_on(seeds, data)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        first = app.table.current_id
+        burst(app, ["t", "u"])
+        await settle(pilot)
+        assert app.table.current_id == first  # the undo goes back to its paper
+        assert app.table.hit(first).status == "new"
+        assert app.panel.paper.status == "new"
+        assert app.header.counts["new"] == 35
+        burst(app, ["t", "u", "t"])
+        await settle(pilot)
+        assert app.table.hit(first).status == "to-read"
+        with Library([seeds], data) as library:
+            assert library.get(first).status == "to-read"
+
+
+async def test_bursts_of_marks_and_undos_always_show_the_marks_file(tmp_path: Path) -> None:
+    """30 random bursts of r/t/x/u/j/k/g: after each, every row's glyph, the panel's status and
+    the header counts are what the marks file says."""
+    seeds, data = shipped_copy(tmp_path), tmp_path / "data"
+    app = app_on(seeds, data)
+    rng = random.Random(20250611)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        with Library([seeds], data) as library:
+            for _ in range(30):
+                keys = rng.choices("rtxujkg", weights=[4, 4, 2, 3, 3, 2, 1],
+                                   k=rng.randint(1, 12))
+                burst(app, keys)
+                await settle(pilot)
+                for paper_id in app.table.paper_ids:
+                    status = library.get(paper_id).status
+                    assert app.table.hit(paper_id).status == status, keys
+                    assert app.table.get_row(paper_id)[0].plain == GLYPHS[status], keys
+                paper = app.panel.paper
+                assert paper is not None and paper.status == library.get(paper.id).status, keys
+                assert f"{GLYPHS[paper.status]} {paper.status}" in _panel_text(app)
+                assert app.header.counts == library.counts(), keys
 
 
 async def test_an_empty_result_says_so_and_keys_do_no_harm(tmp_path: Path) -> None:
@@ -357,6 +462,8 @@ async def test_help_is_built_from_the_bindings(tmp_path: Path) -> None:
         pairs = [(line.keys, line.description) for line in lines]
         assert ("↓ j", "Move to the next paper") in pairs
         assert any(line.keys == "q ^q" for line in lines)
+        (undo_keys, note), = app.screen.marks  # noqa: RUF100 - one row, from the bindings
+        assert undo_keys == "u" and "shares one undo history" in note
         await pilot.press("escape")
         await wait_for(pilot, lambda: not isinstance(app.screen, HelpScreen), "help to close")
         assert app.focused is app.table

@@ -123,3 +123,34 @@ def test_a_signal_quits_cleanly_and_keeps_the_mark(tmp_path: Path, signal_name: 
     listed = subprocess.run([*_papertray(), *where, "list", "--status", "to-read", "--json"],
                             capture_output=True, text=True, timeout=30, check=True)
     assert [h["name"] for h in json.loads(listed.stdout)["hits"]] == ["PARM"]
+
+
+def test_a_paste_with_an_escape_and_a_line_break_is_only_search_text(tmp_path: Path) -> None:
+    """A bracketed paste of ``model ESC[2J x⏎rrr ttt`` into the search bar (tmux paste-buffer
+    -p, as a terminal sends it): the query is that text on one line without the ESC, the search
+    bar keeps the keyboard, and no key of the paste marks a paper."""
+    seeds, data = shipped_copy(tmp_path), tmp_path / "data"
+    where = ["--seeds", str(seeds), "--data-dir", str(data)]
+    pasted = tmp_path / "paste.txt"
+    pasted.write_bytes(b"model \x1b[2J x\nrrr ttt")
+    terminal = Terminal(["env", "TERM=xterm-256color", "LANG=C.UTF-8", *_papertray(), *where])
+    try:
+        terminal.wait_for("1/35")
+        terminal.keys("/")
+        terminal.wait_for("esc results")  # the footer of the search bar
+        terminal.tmux("load-buffer", "-b", "hostile", str(pasted))
+        terminal.tmux("paste-buffer", "-p", "-b", "hostile", "-t", "main")
+        terminal.wait_for("/ model [2J x rrr ttt ")
+        terminal.keys("z", literal=True)  # still typing into the query
+        screen = terminal.wait_for("/ model [2J x rrr tttz ")
+        assert "^[" not in screen
+        assert "» to-read 0  4 ✓ read 0" in screen
+        terminal.keys("Escape")
+        terminal.wait_for("/ search")
+        terminal.keys("q")
+        terminal.wait_for("[papertray exited 0]")
+    finally:
+        terminal.close()
+    listed = subprocess.run([*_papertray(), *where, "stats", "--json"], capture_output=True,
+                            text=True, timeout=30, check=True)
+    assert json.loads(listed.stdout)["status"] == {"new": 35, "to-read": 0, "read": 0}

@@ -19,6 +19,7 @@ from textual import on
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Container
+from textual.driver import Driver
 from textual.widgets import Footer
 from textual.worker import Worker, WorkerState
 
@@ -27,6 +28,7 @@ from tui.commands import TriageCommands
 from tui.display import glyphs_for, wants_ascii
 from tui.screens import HelpScreen, key_help
 from tui.searching import SearchingApp
+from tui.terminal import paste_safe
 from tui.widgets import (
     FOLLOW_CURSOR,
     AbstractPanel,
@@ -81,7 +83,8 @@ class PapertrayApp(SearchingApp):
         Binding("x", "mark('new')", "new", show=False, id="app.mark-new",
                 tooltip="Clear the mark (back to new) and go to the next paper"),
         Binding("u", "undo", "undo", id="app.undo",
-                tooltip="Undo the last mark (repeatable, even after a restart)"),
+                tooltip="Undo the latest mark made on this data folder, in this window or "
+                        "another (repeatable, even after a restart)"),
         Binding("n", "next_new(1)", "next new", show=False, id="app.next-new",
                 tooltip="Jump to the next new paper"),
         Binding("N", "next_new(-1)", "previous new", show=False, id="app.previous-new",
@@ -118,11 +121,16 @@ class PapertrayApp(SearchingApp):
         self.animation_level = "none"  # over SSH an animation is only more bytes to send
         self.library = None
         self._syncing = False
-        self._marks_pending = 0  # marking steps queued or being written
+        self._unsaved: list[MarkOp] = []  # marking steps queued or being written, in order
         self._counts: dict[str, int] = {}
         self._reported: set[tuple[str, str]] = set()
         self._init_search()
         self._init_workers()
+
+    def get_driver_class(self) -> type[Driver]:
+        """Textual's driver for this terminal, with bracketed pastes kept whole
+        (:mod:`tui.terminal`)."""
+        return paste_safe(super().get_driver_class())
 
     def compose(self) -> ComposeResult:
         yield StatusHeader(self.glyphs, id="header")
@@ -140,7 +148,7 @@ class PapertrayApp(SearchingApp):
         is shown, the panel shows the cursor paper, every mark is written (tests wait on this)."""
         if self.library is None or self._syncing or self._search_pending:
             return False
-        if self._awaiting_input or self._held_keys or self._marks_pending:
+        if self._awaiting_input or self._held_keys or self._replaying or self._marks_pending:
             return False
         current = self.table.current_id
         return current is None or self._paper_shown == current
@@ -221,6 +229,23 @@ class PapertrayApp(SearchingApp):
             self.header.collections = collections
 
     # -- marks -------------------------------------------------------------------------------
+    # A mark is shown at once (the row, the panel, the counts) and written by a worker; each
+    # MarksSaved then shows what the marks file holds for the papers it touched. An undo is not
+    # predicted (the history is on disk and shared with other windows): keys for the table wait
+    # until its answer is shown (``_holding_keys``), so a mark after it toggles the true status.
+    @property
+    def _marks_pending(self) -> int:
+        """Marking steps queued or being written."""
+        return len(self._unsaved)
+
+    @property
+    def _undo_pending(self) -> bool:
+        return any(op.kind == "undo" for op in self._unsaved)
+
+    def _predicted(self) -> dict[str, str]:
+        """Paper id → the status its unsaved marks will give it."""
+        return {paper_id: op.status for op in self._unsaved for paper_id in op.ids}
+
     def action_mark(self, status: str) -> None:
         """Mark the cursor paper ``status`` (or back to new if it has it) and move on.
 
@@ -239,34 +264,39 @@ class PapertrayApp(SearchingApp):
                 counts[hit.status] -= 1
                 counts[new] += 1
                 self._show_counts(counts)
-            self._marks_pending += 1
-            self.queue_mark(MarkOp("set", (hit.id,), new))
+            self._queue(MarkOp("set", (hit.id,), new))
         table.action_cursor_down()
 
     def action_undo(self) -> None:
-        """Undo the latest marking step (the history is on disk: this survives a restart)."""
+        """Undo the latest marking step made on this data folder, in this window or another
+        (the history is on disk: this survives a restart)."""
         if self.library is not None:
-            self._marks_pending += 1
-            self.queue_mark(MarkOp("undo"))
+            self._queue(MarkOp("undo"))
+
+    def _queue(self, op: MarkOp) -> None:
+        self._unsaved.append(op)
+        self.queue_mark(op)
 
     @on(MarksSaved)
     def _marks_saved(self, message: MarksSaved) -> None:
-        self._marks_pending -= message.done
+        del self._unsaved[:message.done]
+        predicted = self._predicted()
+        for paper_id, status in message.statuses.items():
+            if paper_id not in predicted:  # else a newer mark of it is on its way: keep that
+                self._show_status(paper_id, status)
         for changes in message.undone:
             if not changes:
                 self.notify("nothing to undo", timeout=3)
                 continue
-            for change in changes:
-                self._show_status(change.paper_id, change.new)
             row = self.table.row_of(changes[0].paper_id)
             if row is not None:
                 self.table.move_cursor(row=row)
-        if self._marks_pending == 0:  # else newer marks are on their way: keep what is shown
-            for change in message.changes:
-                self._show_status(change.paper_id, change.new)
+        if not self._unsaved:  # else the counts shown include marks still on their way
             self._show_counts(message.counts)
         for error in message.errors:
             self.notify(f"mark not saved: {one_line(error)}", severity="error", markup=False)
+        if self._held_keys and not self._holding_keys():
+            self._release_keys()
 
     def _show_status(self, paper_id: str, status: str) -> None:
         self.table.set_status(paper_id, status)
@@ -295,7 +325,16 @@ class PapertrayApp(SearchingApp):
             return "Triage, filters and search" if node is self else None
 
         self.push_screen(HelpScreen(key_help(self.main_screen.active_bindings,
-                                             self.get_key_display, section)))
+                                             self.get_key_display, section), self._marks_help()))
+
+    def _marks_help(self) -> list[tuple[str, str]]:
+        """The help's notes on marks, with the undo keys taken from the bindings."""
+        undo = " ".join(self.get_key_display(binding)
+                        for binding in Binding.make_bindings(self.BINDINGS)
+                        if binding.action == "undo")
+        return [(undo, "Marks are saved as you make them, in the data folder. Every papertray "
+                 f"on the same data folder shares one undo history: {undo} takes back the "
+                 "latest mark made in any of them, this window or another.")]
 
     # -- failures ----------------------------------------------------------------------------
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
@@ -309,8 +348,9 @@ class PapertrayApp(SearchingApp):
         elif group == "sync":
             self._syncing = False
             self.main_screen.query_one(SyncProgress).stop()
-        elif group == "marks":
-            self._marks_pending = len(self._mark_queue)
+        elif group == "marks":  # the steps the failed worker took are lost: forget them
+            del self._unsaved[:max(0, len(self._unsaved) - len(self._mark_queue))]
+            self._release_keys()
         elif group == "search":
             self._applied = self._request
             self._release_keys()

@@ -8,6 +8,7 @@ after :func:`db.text.clean` has removed control and escape bytes. ``[/INST]`` st
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterable, Mapping, Sequence
 
 from rich.style import Style
@@ -51,6 +52,28 @@ def glyphs_for(ascii_only: bool) -> dict[str, str]:
 def plain(text: str | None, style: str | Style = "") -> Text:
     """One line of untrusted text as ``Text`` (whitespace folded, controls removed, no wrap)."""
     return Text(one_line(text or ""), style=style, no_wrap=True, overflow="ellipsis", end="")
+
+
+#: Characters that must never sit in the search bar: C0/C1 controls (ESC, CR, LF, TAB...), DEL,
+#: the Unicode line and paragraph separators, and the bidi overrides that reorder a line.
+_QUERY_UNSAFE_RE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+#: Line breaks (and the controls around them) in pasted text: each run becomes one space.
+_PASTED_BREAK_RE = re.compile("[\r\n\t\v\f\x85\u2028\u2029]+")
+
+
+def query_safe(text: str) -> str:
+    """``text`` with each character unsafe in the search bar replaced by one space.
+
+    Same length as ``text``, so that the input's cursor stays where it was; the search bar
+    applies it to every value it gets, whatever the way in (keys, paste, clipboard, code).
+    """
+    return _QUERY_UNSAFE_RE.sub(" ", text)
+
+
+def pasted_query(text: str) -> str:
+    """Pasted text as search text: one line, line breaks and tabs made spaces, other control
+    and escape characters dropped (``ESC[2J`` becomes ``[2J``). ``"a\r\nb"`` → ``"a b"``."""
+    return clean(_PASTED_BREAK_RE.sub(" ", text))
 
 
 def status_text(status: str, glyphs: Mapping[str, str], style: str | Style = "") -> Text:

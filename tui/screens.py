@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -66,9 +66,11 @@ class HelpScreen(ModalScreen[None]):
                 tooltip="Close the help"),
     ]
 
-    def __init__(self, lines: list[KeyHelp]) -> None:
+    def __init__(self, lines: list[KeyHelp], marks: Sequence[tuple[str, str]] = ()) -> None:
         super().__init__()
         self.lines = lines
+        self.marks = list(marks)
+        """The "Marks" section: ``(keys, note)`` rows (where marks live, who shares undo)."""
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="help-box"):
@@ -83,6 +85,8 @@ class HelpScreen(ModalScreen[None]):
         sections: dict[str, list[tuple[str, str]]] = {}
         for line in self.lines:
             sections.setdefault(line.section, []).append((line.keys, line.description))
+        if self.marks:
+            sections["Marks"] = self.marks
         sections["Query syntax"] = list(QUERY_SYNTAX)
         width = max(len(keys) for rows in sections.values() for keys, _ in rows)
         parts: list[Text | Table] = []

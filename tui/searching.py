@@ -9,6 +9,7 @@ newest request is shown, so a slow answer for an old query never overwrites a ne
 from __future__ import annotations
 
 import dataclasses
+from collections import deque
 
 from rich.text import Text
 from textual import events, on
@@ -32,6 +33,7 @@ class SearchingApp(LibraryWorkers, App[None]):
 
     debounce_seconds: float
     _syncing = False  # the subclass says when a sync runs
+    _undo_pending = False  # ... and when an undo is on its way to the marks file
 
     def _init_search(self) -> None:
         self.status_filter = "all"
@@ -43,8 +45,15 @@ class SearchingApp(LibraryWorkers, App[None]):
         self._result: SearchResult | None = None
         self._paper_wanted: str | None = None
         self._paper_shown: str | None = None
-        self._held_keys: list[events.Key] = []
+        self._held_keys: list[events.Key | events.Paste] = []
+        self._replaying: deque[events.Key | events.Paste] = deque()  # released, on their way back
+        self._ghosts: list[events.Key | events.Paste] = []  # released, then held again meanwhile
         self._awaiting_input = False
+
+    def _predicted(self) -> dict[str, str]:
+        """Paper id → the status that marks still on their way will give it (the subclass
+        knows; an answer read before they were written shows them anyway)."""
+        return {}
 
     @property
     def main_screen(self) -> Screen:
@@ -122,6 +131,8 @@ class SearchingApp(LibraryWorkers, App[None]):
         result = self._result = message.result
         self.table.show_hits(result.hits, message.offset, result.total, message.focus,
                              message.fallback)
+        for paper_id, status in self._predicted().items():  # marks not written when it was read
+            self.table.set_status(paper_id, status)
         self.main_screen.query_one(ResultsPane).show_message(self._empty_message(result))
         self._follow_cursor(force=True)
         self._release_keys()
@@ -252,24 +263,78 @@ class SearchingApp(LibraryWorkers, App[None]):
 
     # -- keys typed ahead --------------------------------------------------------------------
     async def on_event(self, event: events.Event) -> None:
-        """Hold keys for the table while its rows are about to be replaced.
+        """Keys and pastes as they arrive: hold them while the table is about to change, run
+        the table's keys at once, send a paste to the search bar.
 
         Over SSH keys come in bursts: after ``/wudi⏎t`` the ``t`` may arrive before the hits
-        of "wudi" do, and would mark whatever row the old answer had under the cursor. Such
-        keys wait, in order, until the newest answer is shown; ctrl+q and ctrl+c never wait.
+        of "wudi" do, and would mark whatever row the old answer had under the cursor; after
+        ``u`` a ``t`` must toggle the status the undo gave back, which only the marks file
+        knows. Such keys wait, in order, until the newest answer is shown; ctrl+q and ctrl+c
+        never wait. Held keys are posted again when released; a key that arrives while they
+        are on their way waits behind them, so keys are always handled in the order typed.
         """
-        if (isinstance(event, events.Key) and not event.is_forwarded
-                and event.key not in _NEVER_HELD and self._holding_keys()):
-            self._held_keys.append(events.Key(event.key, event.character))
+        if (not isinstance(event, events.Key | events.Paste) or event.is_forwarded
+                or (isinstance(event, events.Key) and event.key in _NEVER_HELD)):
+            await super().on_event(event)
             return
+        for i, ghost in enumerate(self._ghosts):
+            if event is ghost:  # a released key held again meanwhile: its copy is in the queue
+                del self._ghosts[i]
+                return
+        replayed = bool(self._replaying) and event is self._replaying[0]
+        if replayed:
+            self._replaying.popleft()
+            if self._holding_keys():  # waiting again: it and the keys behind it go back in line
+                rest = list(self._replaying)
+                self._replaying.clear()
+                self._ghosts += rest
+                self._held_keys[0:0] = [_copy(key) for key in (event, *rest)]
+                return
+        elif self._replaying or self._held_keys or self._holding_keys():
+            self._held_keys.append(_copy(event))  # typed after the held keys: behind them
+            if not self._replaying and not self._holding_keys():
+                self._release_keys()
+            return
+        await self._dispatch_input(event)
+        if replayed and not self._replaying and self._held_keys and not self._holding_keys():
+            self._release_keys()
+
+    async def _dispatch_input(self, event: events.Key | events.Paste) -> None:
+        """Handle a key or paste that may go ahead now.
+
+        A key for the table runs its binding here, as it arrives. Textual would forward it to
+        the table and run the binding when the key has bubbled back up to the app, so that a
+        key of a burst would arrive (and be checked for holding) before the ones ahead of it
+        had acted: ``t u t`` would decide to hold the second ``t`` before ``u`` had run.
+        """
+        main = self.main_screen
+        if isinstance(event, events.Paste):
+            if self.screen is main and self.focused is not self.search_bar.input:
+                self.search_bar.paste(event.text)  # a paste is search text, wherever the focus
+                return
+        elif self.screen is main and self.focused is self.table:
+            if not self.app_focus:  # as Textual does for a key (terminals may not report focus)
+                self.app_focus = True
+            active = main.active_bindings.get(event.key)
+            if active is not None and await self.run_action(active.binding.action, active.node):
+                return
         await super().on_event(event)
 
     def _holding_keys(self) -> bool:
         if self.library is None or self.focused is not self.table:
             return False
-        return self._awaiting_input or self._search_pending
+        return self._awaiting_input or self._search_pending or self._undo_pending
 
     def _release_keys(self) -> None:
+        """Post the held keys again, in order (:meth:`on_event` handles or holds them anew)."""
         held, self._held_keys = self._held_keys, []
+        self._replaying.extend(held)
         for key in held:
             self.post_message(key)
+
+
+def _copy(event: events.Key | events.Paste) -> events.Key | events.Paste:
+    """A fresh event for a key or paste that will be posted again."""
+    if isinstance(event, events.Paste):
+        return events.Paste(event.text)
+    return events.Key(event.key, event.character)

@@ -5,6 +5,10 @@ calls :class:`db.Library` and posts one message; the app's handlers own every st
 :class:`db.Library` keeps one SQLite connection per thread, so workers may run side by side
 (a search while a sync writes). Marks go through a queue, so that a worker cancelled by a newer
 one (``exclusive``) never loses a mark: whichever worker runs next writes what is queued.
+
+Searches and mark writes take turns (``_mark_lock``), and each posts its message before the
+other may start: so the app gets a search answer and a :class:`MarksSaved` in the order in which
+they met the marks file, and an answer read before a mark was written never arrives after it.
 """
 
 from __future__ import annotations
@@ -86,16 +90,18 @@ class PaperLoaded(Message):
 
 
 class MarksSaved(Message):
-    """``done`` queued mark operations were written.
+    """``done`` queued mark operations were written (the oldest ``done`` not yet reported).
 
-    ``changes`` are what ``set_status`` changed, ``undone`` one list per undo (empty when there
-    was nothing to undo), ``counts`` the status counts after the writes, ``errors`` one line each.
+    ``statuses`` is what the marks file holds, once they are written, for every paper they
+    touched (papers no longer in the index are left out); ``undone`` has one list of changes
+    per undo, in order (empty when there was nothing to undo); ``counts`` are the status counts
+    after the writes; ``errors`` one line each.
     """
 
-    def __init__(self, done: int, changes: list[MarkChange], undone: list[list[MarkChange]],
+    def __init__(self, done: int, statuses: dict[str, str], undone: list[list[MarkChange]],
                  counts: dict[str, int], errors: list[str]) -> None:
         super().__init__()
-        self.done, self.changes, self.undone = done, changes, undone
+        self.done, self.statuses, self.undone = done, statuses, undone
         self.counts, self.errors = counts, errors
 
 
@@ -157,8 +163,10 @@ class LibraryWorkers:
                   focus: str | int | None, fallback: int = 0) -> None:
         """Search ``query`` with the status filter and post the window of hits at ``offset``."""
         assert self.library is not None
-        result = self.library.search(query, _filter(status), self.page_size, offset, typing=True)
-        self.post_message(PageLoaded(request, offset, result, focus, fallback))
+        with self._mark_lock:
+            result = self.library.search(query, _filter(status), self.page_size, offset,
+                                         typing=True)
+            self.post_message(PageLoaded(request, offset, result, focus, fallback))
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="search")
     def find_new(self, request: int, query: str, status: str, start: int, step: int) -> None:
@@ -166,27 +174,29 @@ class LibraryWorkers:
         post the window centred on it, or :class:`NoNewPaper`."""
         library, page, worker = self.library, self.page_size, get_current_worker()
         assert library is not None
-        pos = start
-        while pos >= 0 and not worker.is_cancelled:
-            chunk = pos if step > 0 else max(0, pos - page + 1)
-            result = library.search(query, _filter(status), page, chunk, typing=True)
-            indexes = (range(pos - chunk, len(result.hits)) if step > 0
-                       else range(min(pos - chunk, len(result.hits) - 1), -1, -1))
-            for i in indexes:
-                hit = result.hits[i]
-                if hit.status == "new":
-                    window = max(0, min(chunk + i - page // 2, result.total - page))
-                    if window != chunk:
-                        result = library.search(query, _filter(status), page, window, typing=True)
-                    self.post_message(PageLoaded(request, window, result, hit.id))
-                    return
-            if step > 0:
-                if not result.hits or chunk + len(result.hits) >= result.total:
-                    break
-                pos = chunk + len(result.hits)
-            else:
-                pos = chunk - 1
-        self.post_message(NoNewPaper(request, step))
+        with self._mark_lock:
+            pos = start
+            while pos >= 0 and not worker.is_cancelled:
+                chunk = pos if step > 0 else max(0, pos - page + 1)
+                result = library.search(query, _filter(status), page, chunk, typing=True)
+                indexes = (range(pos - chunk, len(result.hits)) if step > 0
+                           else range(min(pos - chunk, len(result.hits) - 1), -1, -1))
+                for i in indexes:
+                    hit = result.hits[i]
+                    if hit.status == "new":
+                        window = max(0, min(chunk + i - page // 2, result.total - page))
+                        if window != chunk:
+                            result = library.search(query, _filter(status), page, window,
+                                                    typing=True)
+                        self.post_message(PageLoaded(request, window, result, hit.id))
+                        return
+                if step > 0:
+                    if not result.hits or chunk + len(result.hits) >= result.total:
+                        break
+                    pos = chunk + len(result.hits)
+                else:
+                    pos = chunk - 1
+            self.post_message(NoNewPaper(request, step))
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="paper")
     def load_paper(self, paper_id: str) -> None:
@@ -217,19 +227,34 @@ class LibraryWorkers:
         library = self.library
         assert library is not None
         with self._mark_lock:  # a newer worker waits here, then writes what is left
-            done, changes, undone, errors = 0, [], [], []
+            done, touched, undone, errors = 0, {}, [], []
             while self._mark_queue:
                 op = self._mark_queue.popleft()
                 done += 1
+                touched.update(dict.fromkeys(op.ids))
                 try:
                     if op.kind == "undo":
-                        undone.append(library.undo())
+                        changes = library.undo()
+                        undone.append(changes)
+                        touched.update(dict.fromkeys(c.paper_id for c in changes))
                     else:
-                        changes += library.set_status(op.ids, op.status)
+                        library.set_status(op.ids, op.status)
                 except (LibraryError, sqlite3.Error) as exc:
                     errors.append(str(exc))
             if done and post:
-                self.post_message(MarksSaved(done, changes, undone, library.counts(), errors))
+                self.post_message(MarksSaved(done, _statuses(library, touched), undone,
+                                             library.counts(), errors))
+
+
+def _statuses(library: Library, paper_ids: dict[str, None]) -> dict[str, str]:
+    """What the marks file says about each paper (ids no longer in the index are left out)."""
+    statuses = {}
+    for paper_id in paper_ids:
+        try:
+            statuses[paper_id] = library.get(paper_id).status
+        except (LibraryError, sqlite3.Error):
+            continue
+    return statuses
 
 
 def _filter(status: str) -> str | None:

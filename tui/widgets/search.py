@@ -2,14 +2,77 @@
 
 from __future__ import annotations
 
+import functools
+
 from rich.text import Text
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.message import Message
 from textual.widgets import Input, Static
 
+from tui.display import pasted_query, query_safe
+
 PLACEHOLDER = 'search: words "a phrase" -not word* OR is:to-read has:code in:file'
+
+
+class QueryInput(Input):
+    """The query input: one line of clean text, edited by keys in the order they were typed.
+
+    * Every value is made :func:`~tui.display.query_safe` (no control or escape characters),
+      and a paste becomes one line (:func:`~tui.display.pasted_query`): a line break in a
+      paste never acts as Enter.
+    * Editing keys (Backspace, ctrl+u, arrows…) are bindings, and Textual runs a binding when
+      the key has bubbled up to the app, after the letters typed behind it were inserted:
+      ``/``, Backspace, ``xyz`` in one burst gave ``xy``. Here the input runs its bindings as
+      the key reaches it, so keys edit the query in the order they were typed.
+    """
+
+    def validate_value(self, value: str) -> str:
+        """The value with unsafe characters made spaces (same length: the cursor stays put)."""
+        return query_safe(value)
+
+    def insert_query(self, text: str) -> None:
+        """Insert pasted ``text`` (cleaned to one line) at the cursor, over any selection."""
+        text = pasted_query(text)
+        if not text:
+            return
+        selection = self.selection
+        if selection.is_empty:
+            self.insert_text_at_cursor(text)
+        else:
+            self.replace(text, *selection)
+
+    def on_paste(self, event: events.Paste) -> None:
+        """Pasted text goes into the query, cleaned; Input's own handler is skipped (it keeps
+        the first line with its control characters)."""
+        event.stop()
+        event.prevent_default()
+        self.insert_query(event.text)
+
+    async def on_key(self, event: events.Key) -> None:
+        """Run the input's own binding of a non-printable key here and now.
+
+        Not through ``Screen.active_bindings``: that follows the focus, and after ``⏎`` in a
+        burst the focus is on the table while the keys typed before it still reach the input.
+        """
+        if event.is_printable:
+            return  # Input inserts it, in order
+        for binding in _own_bindings(type(self)):
+            if event.key in binding.key.split(","):
+                if await self.app.run_action(binding.action, self):
+                    event.stop()
+                return
+
+
+@functools.cache
+def _own_bindings(cls: type[Input]) -> list[Binding]:
+    """The bindings ``cls`` and its bases declare, the nearest class first."""
+    found: list[Binding] = []
+    for klass in cls.__mro__:
+        found += Binding.make_bindings(klass.__dict__.get("BINDINGS", []))
+    return found
 
 
 class SearchBar(Horizontal):
@@ -28,13 +91,13 @@ class SearchBar(Horizontal):
 
     def compose(self) -> ComposeResult:
         yield Static("/", id="search-prompt")
-        yield Input(placeholder=PLACEHOLDER, id="query", compact=True)
+        yield QueryInput(placeholder=PLACEHOLDER, id="query", compact=True)
         yield Static(id="search-status")
 
     @property
-    def input(self) -> Input:
+    def input(self) -> QueryInput:
         """The query input."""
-        return self.query_one("#query", Input)
+        return self.query_one("#query", QueryInput)
 
     @property
     def value(self) -> str:
@@ -52,6 +115,12 @@ class SearchBar(Horizontal):
         would still reach the table (``u`` would undo a mark); ``Screen.set_focus`` does not.
         """
         self.screen.set_focus(self.input)
+
+    def paste(self, text: str) -> None:
+        """Put the keyboard in the query and paste ``text`` there, as ``/`` and a paste would:
+        over the query, which the input selects as it gets the focus."""
+        self.focus_query()
+        self.input.call_later(self.input.insert_query, text)  # after the input's Focus event
 
     def show_status(self, status: Text) -> None:
         """Show what the last search found (hits, position, a correction…)."""

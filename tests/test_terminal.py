@@ -1,0 +1,83 @@
+"""Terminal input (tui.terminal): a bracketed paste reaches the app as one paste, never as keys,
+however the terminal splits it over reads and whatever escape bytes it holds."""
+
+from __future__ import annotations
+
+import itertools
+
+from hypothesis import given
+from hypothesis import strategies as st
+from textual import events
+from textual._xterm_parser import XTermParser  # the parser the Linux driver feeds
+
+from tui.display import pasted_query, query_safe
+from tui.terminal import PASTE_END, PASTE_START, PasteGuard
+
+#: The QA case: an ESC sequence and a line break inside a paste (tmux sends LF as CR).
+HOSTILE = "model \x1b[2J x\rrrr ttt"
+
+
+def _events(chunks: list[str]) -> list[events.Event]:
+    """What the app gets when the terminal sends ``chunks`` (one read each) through the guard."""
+    parser, guard, out = XTermParser(), PasteGuard(), []
+    for chunk in chunks:
+        safe = guard.feed(chunk)
+        if safe:
+            out += list(parser.feed(safe))
+    return out
+
+
+def _split(text: str, cuts: list[int]) -> list[str]:
+    points = sorted({min(max(c, 0), len(text)) for c in cuts} | {0, len(text)})
+    return [text[a:b] for a, b in itertools.pairwise(points) if b > a]
+
+
+def test_unguarded_parser_turns_a_hostile_paste_into_keys() -> None:
+    """Why the guard exists: Textual's parser replays the text after an ESC as key presses."""
+    parser = XTermParser()
+    keys = [e.key for e in parser.feed(PASTE_START + HOSTILE + PASTE_END)
+            if isinstance(e, events.Key)]
+    assert "enter" in keys and keys.count("r") == 3
+
+
+def test_a_hostile_paste_is_one_paste_event_and_no_key() -> None:
+    got = _events([PASTE_START + HOSTILE + PASTE_END])
+    assert [type(e) for e in got] == [events.Paste]
+    assert got[0].text == "model [2J x\rrrr ttt"
+    assert pasted_query(got[0].text) == "model [2J x rrr ttt"
+
+
+@given(payload=st.text(st.sampled_from(["a", " ", "r", "t", "\x1b", "[", "2", "0", "1", "~",
+                                        "\r", "\n", "\x00", "é", "\t", "O", "I"]),
+                       max_size=40),
+       cuts=st.lists(st.integers(0, 60), max_size=8))
+def test_any_paste_split_any_way_is_one_paste_without_escapes(payload: str,
+                                                              cuts: list[int]) -> None:
+    """Typed ``x`` before and ``y`` after stay keys; the paste is exactly one Paste event whose
+    text is the payload without ESC bytes (a fake closing bracket in it included)."""
+    stream = "x" + PASTE_START + payload + PASTE_END + "y"
+    got = [e for e in _events(_split(stream, cuts)) if not isinstance(e, events.Key)
+           or e.key not in ("x",)]
+    keys = [e.key for e in got if isinstance(e, events.Key)]
+    pastes = [e.text for e in got if isinstance(e, events.Paste)]
+    assert keys == ["y"]
+    assert pastes == [payload.replace("\x1b", "").replace("\x00", "")]
+
+
+def test_text_outside_pastes_passes_unchanged_even_when_split() -> None:
+    guard = PasteGuard()
+    sent = ["\x1b", "[A", "j\x1b[20", "0~paste\x1b", "\x1b[2", "01~", "\x1bk"]
+    assert "".join(guard.feed(chunk) for chunk in sent) == (
+        "\x1b[Aj" + PASTE_START + "paste" + PASTE_END + "\x1bk")
+    assert not guard.in_paste
+
+
+def test_two_pastes_in_one_read_stay_two() -> None:
+    got = _events([PASTE_START + "one" + PASTE_END + "j" + PASTE_START + "two" + PASTE_END])
+    assert [(type(e).__name__, getattr(e, "text", getattr(e, "key", None))) for e in got] == [
+        ("Paste", "one"), ("Key", "j"), ("Paste", "two")]
+
+
+def test_query_text_is_one_clean_line() -> None:
+    assert pasted_query("a\r\nb\tc\x1b[31md\u202e\x00") == "a b c[31md"
+    assert query_safe("a\x1bb\nc\u2028d") == "a b c d"
