@@ -328,6 +328,12 @@ class Library:
         full = [self.resolve(i) for i in ids]
         return marks_db.set_status(self._marks(), full, status, self._describe)
 
+    def marks_version(self) -> int:
+        """A number that grows with every marking step, undo and re-attachment written to the
+        marks file by any process (the newest history row), so a window can tell that another
+        one changed marks. Cheap: one indexed lookup."""
+        return self._marks().execute("SELECT coalesce(max(seq), 0) FROM mark_events").fetchone()[0]
+
     def backup_marks(self, force: bool = False) -> Path | None:
         """Back up the marks file if one is due (or now, with ``force``); see :mod:`db.backup`.
 

@@ -22,8 +22,13 @@ from db.models import FileReport, SyncReport
 from db.seeds import Entry, SeedError, discover, parse_file
 from db.text import WORD_RE, clean, fold, search_form
 
-#: Called as ``progress(done, total)`` with counts of seed files read so far.
+#: Called as ``progress(done, total)`` with counts of seed files read so far. It may raise
+#: :class:`SyncCancelled` to stop the sync before anything is written.
 Progress = Callable[[int, int], None]
+
+
+class SyncCancelled(Exception):
+    """Raised by a progress callback to stop a sync (e.g. the browser is closing)."""
 
 
 @dataclass(slots=True)

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+from db import Library
 from tests.tui_support import shipped_copy
 
 TMUX = shutil.which("tmux")
@@ -154,3 +155,32 @@ def test_a_paste_with_an_escape_and_a_line_break_is_only_search_text(tmp_path: P
     listed = subprocess.run([*_papertray(), *where, "stats", "--json"], capture_output=True,
                             text=True, timeout=30, check=True)
     assert json.loads(listed.stdout)["status"] == {"new": 35, "to-read": 0, "read": 0}
+
+
+def test_quitting_during_the_first_build_is_prompt_and_leaves_a_whole_index(tmp_path: Path):
+    """SIGTERM while the index is being built: the app stops reading at the next seed file,
+    exits 0 within a second or two (not after the whole build), and the index is consistent."""
+    seeds, data = tmp_path / "many", tmp_path / "data"
+    seeds.mkdir()
+    words = ("graph", "neural", "policy", "reward", "tensor", "sparse", "kernel", "robust")
+    for f in range(60):
+        abstracts = [" ".join(words[(f * 7 + i * j) % len(words)] for j in range(120)) +
+                     f" paper {f}-{i}." for i in range(100)]
+        (seeds / f"part{f:02d}.txt").write_text("Many 2024\n\n" + "\n\n".join(abstracts) + "\n",
+                                                encoding="utf-8")
+    pid_file = tmp_path / "pid"
+    command = ["sh", "-c", f'echo $$ > {shlex.quote(str(pid_file))}; exec "$@"', "sh",
+               "env", "TERM=xterm-256color", "LANG=C.UTF-8", *_papertray(), "--seeds",
+               str(seeds), "--data-dir", str(data)]
+    terminal = Terminal(command)
+    try:
+        terminal.wait_for("building the index")
+        started = time.monotonic()
+        os.kill(int(pid_file.read_text()), signal.SIGTERM)
+        terminal.wait_for("[papertray exited 0]")
+        assert time.monotonic() - started < 3.0
+    finally:
+        terminal.close()
+    with Library([seeds], data) as library:
+        assert library.fts_ok()
+        assert library.counts()["all"] in (0, 6000)  # all or nothing, never half a build

@@ -58,6 +58,7 @@ async def settle(pilot: Pilot) -> None:
     """Wait until the app has nothing on its way (search shown, panel loaded, marks written)."""
     app = pilot.app
     assert isinstance(app, PapertrayApp)
+    await pilot.pause()  # first let keys posted by burst() reach the app: they start the work
     await wait_for(pilot, lambda: app.is_settled, "the app to settle")
     await pilot.pause()
 

@@ -41,6 +41,7 @@ from tui.widgets import (
 from tui.workers import (
     LibraryOpened,
     MarkOp,
+    MarksChanged,
     MarksSaved,
     SeedsChanged,
     SyncFinished,
@@ -122,6 +123,7 @@ class PapertrayApp(SearchingApp):
         self.library = None
         self._syncing = False
         self._unsaved: list[MarkOp] = []  # marking steps queued or being written, in order
+        self._marks_version: int | None = None  # the marks file's version this window shows
         self._counts: dict[str, int] = {}
         self._reported: set[tuple[str, str]] = set()
         self._init_search()
@@ -216,11 +218,20 @@ class PapertrayApp(SearchingApp):
 
     def _poll_seeds(self) -> None:
         if self.library is not None and not self._syncing:
-            self.check_seeds()
+            self.check_seeds(self._marks_version)
 
     @on(SeedsChanged)
     def _seeds_changed(self) -> None:
         self._start_sync()
+
+    @on(MarksChanged)
+    def _marks_changed(self, message: MarksChanged) -> None:
+        """Another window (or the CLI) marked papers on this data folder: show its marks."""
+        seen, self._marks_version = self._marks_version, message.version
+        if seen is None or message.version == seen or self._unsaved or self._syncing:
+            return
+        self._show_counts(message.counts)
+        self._search(focus=FOLLOW_CURSOR, offset=self.table.window_offset)
 
     def _show_counts(self, counts: dict[str, int], collections: dict[str, int] | None = None):
         self._counts = dict(counts)
@@ -293,6 +304,7 @@ class PapertrayApp(SearchingApp):
                 self.table.move_cursor(row=row)
         if not self._unsaved:  # else the counts shown include marks still on their way
             self._show_counts(message.counts)
+        self._marks_version = message.version  # our own writes are not "another window's"
         for error in message.errors:
             self.notify(f"mark not saved: {one_line(error)}", severity="error", markup=False)
         if self._held_keys and not self._holding_keys():

@@ -23,6 +23,7 @@ from textual.message import Message
 from textual.worker import get_current_worker
 
 from db import Library, LibraryError, MarkChange, Paper, SearchResult, SyncReport
+from db.sync import SyncCancelled
 
 
 class LibraryOpened(Message):
@@ -57,6 +58,15 @@ class SyncFinished(Message):
 
 class SeedsChanged(Message):
     """The poll saw a seed file added, removed or changed."""
+
+
+class MarksChanged(Message):
+    """The poll saw the marks file at ``version`` (:meth:`db.Library.marks_version`), not the
+    one the app knew; ``counts`` are the status counts now."""
+
+    def __init__(self, version: int, counts: dict[str, int]) -> None:
+        super().__init__()
+        self.version, self.counts = version, counts
 
 
 class PageLoaded(Message):
@@ -95,14 +105,14 @@ class MarksSaved(Message):
     ``statuses`` is what the marks file holds, once they are written, for every paper they
     touched (papers no longer in the index are left out); ``undone`` has one list of changes
     per undo, in order (empty when there was nothing to undo); ``counts`` are the status counts
-    after the writes; ``errors`` one line each.
+    after the writes; ``errors`` one line each; ``version`` the marks file's version after them.
     """
 
     def __init__(self, done: int, statuses: dict[str, str], undone: list[list[MarkChange]],
-                 counts: dict[str, int], errors: list[str]) -> None:
+                 counts: dict[str, int], errors: list[str], version: int = 0) -> None:
         super().__init__()
         self.done, self.statuses, self.undone = done, statuses, undone
-        self.counts, self.errors = counts, errors
+        self.counts, self.errors, self.version = counts, errors, version
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,19 +154,34 @@ class LibraryWorkers:
         """Bring the index in step with the seed files, posting progress per file read."""
         library = self.library
         assert library is not None
+        worker = get_current_worker()
+
+        def progress(done: int, total: int) -> None:
+            if worker.is_cancelled:  # the app is closing: stop at the next file, write nothing
+                raise SyncCancelled
+            self.post_message(SyncProgressed(done, total))
+
         try:
-            report = library.sync(progress=lambda done, total: self.post_message(
-                SyncProgressed(done, total)))
+            report = library.sync(progress=progress)
+        except SyncCancelled:
+            return
         except (LibraryError, sqlite3.Error, OSError) as exc:
             self.post_message(SyncFinished(None, {}, {}, str(exc)))
             return
         self.post_message(SyncFinished(report, library.counts(), library.collections()))
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="poll")
-    def check_seeds(self) -> None:
-        """Stat the seed files; post :class:`SeedsChanged` when a sync is due."""
-        if self.library is not None and self.library.needs_sync():
+    def check_seeds(self, known_marks: int | None) -> None:
+        """Stat the seed files; post :class:`SeedsChanged` when a sync is due, and
+        :class:`MarksChanged` when the marks file is not at version ``known_marks``."""
+        library = self.library
+        if library is None:
+            return
+        if library.needs_sync():
             self.post_message(SeedsChanged())
+        version = library.marks_version()
+        if version != known_marks:
+            self.post_message(MarksChanged(version, library.counts()))
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="search")
     def load_page(self, request: int, query: str, status: str, offset: int,
@@ -243,7 +268,7 @@ class LibraryWorkers:
                     errors.append(str(exc))
             if done and post:
                 self.post_message(MarksSaved(done, _statuses(library, touched), undone,
-                                             library.counts(), errors))
+                                             library.counts(), errors, library.marks_version()))
 
 
 def _statuses(library: Library, paper_ids: dict[str, None]) -> dict[str, str]:

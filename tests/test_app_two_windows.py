@@ -1,0 +1,28 @@
+"""Two papertray windows on one data folder: marks made in one show up in the other."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from db import Library
+from tests.tui_support import app_on, settle, shipped_copy, wait_for
+
+
+async def test_marks_made_elsewhere_appear_and_undo_is_shared(tmp_path: Path) -> None:
+    seeds, data = shipped_copy(tmp_path), tmp_path / "data"
+    app = app_on(seeds, data, poll_seconds=0.1)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        first = app.table.current_id
+        assert first is not None and app.table.hit(first).status == "new"
+        with Library([seeds], data) as other:  # the other window, in another process
+            other.set_status([first], "to-read")
+        await wait_for(pilot, lambda: app.table.hit(first).status == "to-read",
+                       "the other window's mark to show")
+        await wait_for(pilot, lambda: app.header.counts.get("to-read") == 1, "the counts")
+        assert app.header.counts == {"all": 35, "new": 34, "to-read": 1, "read": 0}
+        await pilot.press("u")  # the history is shared: this undoes the other window's mark
+        await settle(pilot)
+        assert app.table.hit(first).status == "new"
+        with Library([seeds], data) as other:
+            assert other.get(first).status == "new"
