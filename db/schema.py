@@ -109,9 +109,12 @@ def connect(paths: DataPaths) -> tuple[sqlite3.Connection, sqlite3.Connection, l
         paths.make_dirs()
     except OSError as exc:
         raise LibraryError(f"cannot create the data folder: {exc}") from None
+    had_marks = paths.marks.exists() and paths.marks.stat().st_size > 0
     marks = open_marks(paths.marks)
     if paths.index.exists() and paths.index.stat().st_size == 0:
         notices.append("the index was empty (truncated?); rebuilding it")
+    elif not paths.index.exists() and had_marks:  # marks without an index: it was deleted
+        notices.append("the index was missing (deleted?); rebuilding it from the seed files")
     try:
         index = _open_index(paths.index)
     except sqlite3.DatabaseError as exc:

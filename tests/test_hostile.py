@@ -155,3 +155,13 @@ def test_two_restores_in_a_row_keep_every_set_aside_file(papertray, data_dir):
     aside = sorted(p.name for p in data_dir.iterdir() if ".damaged-" in p.name)
     assert len(aside) == 2 and len(set(aside)) == 2
     assert len(backup_db.backups(data_dir / "marks.sqlite")) == 1
+
+
+def test_a_deleted_index_is_said_and_rebuilt(papertray, data_dir):
+    papertray("mark", PARM, "--read")
+    for suffix in ("", "-wal", "-shm"):
+        (data_dir / f"index.sqlite{suffix}").unlink(missing_ok=True)
+    out = papertray("list", "--status", "read", "--json")
+    assert out.stderr.strip() == ("papertray: the index was missing (deleted?); rebuilding it "
+                                  "from the seed files")
+    assert [h["short_id"] for h in out.json()["hits"]] == [PARM]
