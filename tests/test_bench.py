@@ -1,0 +1,20 @@
+"""The benchmark runs (a smoke test at a small size; the figures are not judged here)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def test_the_benchmark_prints_its_table(tmp_path: Path) -> None:
+    out = subprocess.run([sys.executable, str(REPO / "bench" / "run.py"), "--sizes", "200",
+                          "--repeat", "1", "--keep", str(tmp_path / "work")],
+                         capture_output=True, text=True, timeout=300, check=True).stdout
+    rows = [line.split("|")[1].strip() for line in out.splitlines() if line.startswith("| ")]
+    assert rows[1:] == ["cold sync (s)", "warm start: stats (s)", "search p50 (ms)",
+                        "search p95 (ms)", "one of ~50 files edited → sync (s)",
+                        "index size (MiB)", "sync peak RSS (MiB)"]
+    assert "## 200 abstracts" in out
