@@ -177,6 +177,8 @@ class Library:
         except sqlite3.DatabaseError as exc:
             if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
                 raise LibraryError("the index is busy in another papertray; try again") from None
+            if not self._index_damaged(exc):  # a full disk, say: moving the index would not help
+                raise
             self._rebuild_after(exc)
             report, added = sync_db.sync(self._index(), self.seed_paths, True, progress)
         if added:

@@ -14,7 +14,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from db.derive import code_url, headline, method_name, urls
-from db.text import DecodeError, decode, normalize, paper_id, repair_hyphenation
+from db.text import DecodeError, decode, paper_id, repair_hyphenation
 
 #: File endings read as seed files. Other files in a seed folder are ignored (a README, say).
 SEED_SUFFIXES = (".txt",)
@@ -180,8 +180,3 @@ def _dictionary() -> frozenset[str]:
 def is_english_word(word: str) -> bool:
     """True when ``word`` (lower case) is in pyspellchecker's English dictionary."""
     return word in _dictionary()
-
-
-def same_text(a: str, b: str) -> bool:
-    """True when two abstracts are the same paper (equal after :func:`normalize`)."""
-    return normalize(a) == normalize(b)
