@@ -97,6 +97,7 @@ class Library:
         self._generation = 0  # bumped by close(): older leases are closed, not pooled
         self._vocabulary: search_db.Vocabulary | None = None
         self.notices: list[str] = []
+        self._moved_index = False  # set when this library moved a damaged index aside
         lease = self._lease()  # open now, so that a bad data dir fails here and not in a worker
         #: the backup made on opening (at most every few hours), or None
         self.opening_backup = maybe_backup(lease.marks, self.paths.marks)
@@ -111,7 +112,8 @@ class Library:
             pair = self._idle.pop() if self._idle else None
             generation = self._generation
         if pair is None:
-            index, marks, notices = connect(self.paths)
+            index, marks, notices = connect(self.paths, quiet_missing=self._moved_index)
+            self._moved_index = False
             pair = (index, marks)
             with self._lock:
                 self.notices += notices
@@ -205,7 +207,13 @@ class Library:
 
     def _rebuild_after(self, exc: Exception) -> None:
         self.close()
-        moved = _move_aside(self.paths.index)
+        try:
+            moved = _move_aside(self.paths.index)
+        except OSError as err:
+            raise LibraryError(f"the index {self.paths.index} is damaged ({exc}) and cannot be "
+                               f"moved aside ({err.strerror}); check that its folder can be "
+                               "written") from None
+        self._moved_index = True
         self.notices.append(f"the index was damaged ({exc}); moved it to {moved.name}; rebuilding")
 
     def _reattach(self, added: list[str]) -> int:

@@ -141,6 +141,9 @@ def parse(text: str, typing: bool = False) -> Query:
                 continue
             if _filter(q, word):
                 continue
+            if word.startswith("-") and _filter(Query(), word[1:]):
+                q.notices.append(f"{word} ignored: filters cannot be excluded")
+                continue
             negated = word.startswith("-") and len(word) > 1
             body = word[1:] if negated else word
             prefix = body.endswith("*")

@@ -7,6 +7,8 @@ cannot be read. The index connection ATTACHes the marks file as schema ``m``.
 
 from __future__ import annotations
 
+import contextlib
+import shutil
 import sqlite3
 from pathlib import Path
 
@@ -96,13 +98,15 @@ CREATE TABLE IF NOT EXISTS mark_events (   -- append-only history; undo reads it
 """
 
 
-def connect(paths: DataPaths) -> tuple[sqlite3.Connection, sqlite3.Connection, list[str]]:
+def connect(paths: DataPaths, quiet_missing: bool = False
+            ) -> tuple[sqlite3.Connection, sqlite3.Connection, list[str]]:
     """Open both files; returns ``(index, marks, notices)``. Both are in autocommit mode.
 
     ``index`` has the marks file attached as ``m`` (for reads that join statuses); ``marks``
     is a connection to the marks file alone, for writes. A damaged or outdated index is moved
     aside (``index.sqlite.broken-<time>``) and recreated empty, with a notice. A marks file that
-    cannot be read raises :class:`LibraryError` and is left untouched.
+    cannot be read raises :class:`LibraryError` and is left untouched. ``quiet_missing``: the
+    caller itself just moved a damaged index away, so a missing index is no news.
     """
     notices: list[str] = []
     try:
@@ -113,9 +117,11 @@ def connect(paths: DataPaths) -> tuple[sqlite3.Connection, sqlite3.Connection, l
     marks = open_marks(paths.marks)
     if paths.index.exists() and paths.index.stat().st_size == 0:
         notices.append("the index was empty (truncated?); rebuilding it")
-    elif not paths.index.exists() and had_marks:  # marks without an index: it was deleted
+    elif not paths.index.exists() and had_marks and not quiet_missing:
         notices.append("the index was missing (deleted?); rebuilding it from the seed files")
     try:
+        if not _looks_like_sqlite(paths.index):
+            raise sqlite3.DatabaseError("file is not a database")
         index = _open_index(paths.index)
     except sqlite3.DatabaseError as exc:
         moved = _move_aside(paths.index)
@@ -167,23 +173,45 @@ def open_marks(path: Path) -> sqlite3.Connection:
     from db.backup import backups
 
     wal = Path(str(path) + "-wal")
-    if (path.exists() and path.stat().st_size == 0 and not (wal.exists() and wal.stat().st_size)
-            and backups(path)):
+    if (path.is_file() and path.stat().st_size == 0
+            and not (wal.exists() and wal.stat().st_size) and backups(path)):
         raise LibraryError(f"the marks file {path} is empty but backups of it exist; papertray "
                            "will not start it afresh. " + _restore_hint(path))
+    if not _looks_like_sqlite(path):  # SQLite would take a file shorter than a page as empty
+        raise LibraryError(f"the marks file {path} cannot be read (file is not a database); "
+                           "papertray will not overwrite it. " + _restore_hint(path))
     private_file(path)
-    conn = _connect(path)
     try:
+        conn = _connect(path)
         _configure(conn)
         conn.executescript(f"BEGIN IMMEDIATE;{MARKS_DDL}COMMIT;")
         conn.execute("SELECT count(*) FROM marks").fetchone()
     except sqlite3.DatabaseError as exc:
-        conn.close()
+        with contextlib.suppress(NameError, sqlite3.Error):
+            conn.close()
+        if check_file(path) == "ok":  # the file is fine: it is the folder or a lock that is not
+            raise LibraryError(f"cannot use the marks file {path} ({exc}); check that its folder "
+                               "and files can be written") from None
         raise LibraryError(
             f"the marks file {path} cannot be read ({exc}); papertray will not overwrite it. "
             + _restore_hint(path)
         ) from None
     return conn
+
+
+_SQLITE_HEADER = b"SQLite format 3\x00"
+
+
+def _looks_like_sqlite(path: Path) -> bool:
+    """True for a missing or empty file, or one that starts with SQLite's header."""
+    try:
+        with path.open("rb") as fh:
+            head = fh.read(len(_SQLITE_HEADER))
+    except FileNotFoundError:
+        return True
+    except IsADirectoryError:
+        return False
+    return head in (b"", _SQLITE_HEADER)
 
 
 def check_file(path: Path) -> str:
@@ -209,6 +237,16 @@ def _restore_hint(path: Path) -> str:
 
 
 def _move_aside(path: Path) -> Path:
+    """Set a damaged index aside; only the newest such copy is kept (each can be large)."""
     from db.backup import set_aside
 
-    return set_aside(path, "broken")
+    moved = set_aside(path, "broken")
+    keep = {moved.name + suffix for suffix in ("", "-wal", "-shm")}
+    for old in path.parent.glob(f"{path.name}.broken-*"):
+        if old.name not in keep:
+            with contextlib.suppress(OSError):
+                if old.is_dir():
+                    shutil.rmtree(old)
+                else:
+                    old.unlink()
+    return moved

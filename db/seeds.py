@@ -93,6 +93,12 @@ def discover(paths: list[Path]) -> Discovery:
 
 def _add(path: Path, files: dict[str, Path], found: Discovery) -> None:
     try:
+        str(path).encode("utf-8")
+    except UnicodeEncodeError:  # bytes that are no UTF-8 in the name (a file from another OS)
+        shown = str(path).encode("utf-8", "replace").decode("utf-8")
+        found.problems.append((shown, "the file name is not UTF-8; rename the file"))
+        return
+    try:
         mode = path.stat().st_mode
     except OSError:
         found.problems.append((str(path), "broken symbolic link" if path.is_symlink()

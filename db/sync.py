@@ -132,7 +132,7 @@ def _shown(status: str) -> str:
 
 
 def apply_changes(conn: sqlite3.Connection, to_apply: list[_Planned], removed: list[str],
-                  report: SyncReport) -> list[str]:
+                  report: SyncReport, force: bool = False) -> list[str]:
     """Write the planned changes in one IMMEDIATE transaction. Returns the ids of added papers.
 
     Another process may have synced the same change while we waited for the lock: files whose
@@ -144,7 +144,7 @@ def apply_changes(conn: sqlite3.Connection, to_apply: list[_Planned], removed: l
         stored = {r[0]: r[1] for r in conn.execute("SELECT path, sha256 FROM files")}
         changed_files: list[_Planned] = []
         for p in to_apply:
-            if p.status == "touched" or stored.get(str(p.path)) == p.sha256:
+            if p.status == "touched" or (not force and stored.get(str(p.path)) == p.sha256):
                 conn.execute("UPDATE files SET size=?, mtime_ns=? WHERE path=?",
                              (p.size, p.mtime_ns, str(p.path)))
             else:
@@ -252,20 +252,16 @@ def sync(conn: sqlite3.Connection, seed_paths: list[Path], force: bool = False,
     """Run a whole sync; returns the report (without mark re-attachment) and the added ids."""
     started = time.perf_counter()
     report = SyncReport()
-    if force:
-        _clear(conn)
     to_apply, removed, report.files, _ = plan_changes(conn, seed_paths, force, progress)
     added_ids: list[str] = []
     if to_apply or removed:
-        added_ids = apply_changes(conn, to_apply, removed, report)
+        added_ids = apply_changes(conn, to_apply, removed, report, force)
+    if force and not fts_integrity_ok(conn):  # damage in the FTS pages alone: rebuild them
+        conn.execute("INSERT INTO papers_fts(papers_fts) VALUES ('rebuild')")
+        report.notices.append("the full-text index was inconsistent; rebuilt it")
     report.papers = conn.execute("SELECT count(*) FROM papers").fetchone()[0]
     report.seconds = time.perf_counter() - started
     return report, added_ids
-
-
-def _clear(conn: sqlite3.Connection) -> None:
-    """Forget every fingerprint so that the next plan reloads every file (marks untouched)."""
-    conn.execute("UPDATE files SET sha256 = NULL, size = NULL, mtime_ns = NULL")
 
 
 def fts_integrity_ok(conn: sqlite3.Connection) -> bool:

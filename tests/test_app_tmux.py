@@ -184,3 +184,25 @@ def test_quitting_during_the_first_build_is_prompt_and_leaves_a_whole_index(tmp_
     with Library([seeds], data) as library:
         assert library.fts_ok()
         assert library.counts()["all"] in (0, 6000)  # all or nothing, never half a build
+
+
+def test_bytes_that_are_not_utf8_do_not_crash_the_browser(tmp_path: Path) -> None:
+    """A Latin-1 paste or a stray byte from the terminal becomes a replacement character."""
+    seeds, data = shipped_copy(tmp_path), tmp_path / "data"
+    terminal = Terminal(["env", "TERM=xterm-256color", "LANG=C.UTF-8", *_papertray(),
+                         "--seeds", str(seeds), "--data-dir", str(data)])
+    try:
+        terminal.wait_for("1/35")
+        terminal.keys("/")
+        terminal.tmux("send-keys", "-t", "main", "-H", "77", "ff", "75", "64", "69")  # w\xffudi
+        screen = terminal.wait_for("w\ufffdudi")
+        assert "Traceback" not in screen and "UnicodeDecodeError" not in screen
+        terminal.keys("C-u")
+        terminal.keys("wudi", literal=True)
+        terminal.wait_for("1/1")  # still answering
+        terminal.keys("Escape")
+        terminal.wait_for("t to-read")  # the table's keys are back in the footer
+        terminal.keys("q")
+        assert "Traceback" not in terminal.wait_for("[papertray exited 0]")
+    finally:
+        terminal.close()

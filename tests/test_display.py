@@ -101,3 +101,12 @@ def test_the_panel_text_has_label_status_sources_code_and_abstract():
                           "code https://x.invalid/[red]\n\n"
                           "An abstract.\n\n"
                           "links https://y.invalid")
+
+
+def test_a_huge_abstract_is_cut_for_the_panel():
+    from tui.display import MAX_SHOWN_CHARS, abstract_text
+
+    text = abstract_text("word " * 50_000, (), "reverse", "italic")
+    assert len(text.plain) < MAX_SHOWN_CHARS + 100
+    assert text.plain.endswith(f"[{250_000 - MAX_SHOWN_CHARS:,} more characters: "
+                               "`papertray show ID` prints them all]")

@@ -106,6 +106,7 @@ def test_a_damaged_page_inside_the_index_is_rebuilt(papertray, data_dir):
     assert out.exit_code == 0
     assert out.stderr.startswith("papertray: the index was damaged (database disk image is "
                                  "malformed); moved it to index.sqlite.broken-")
+    assert len(out.stderr.strip().splitlines()) == 1  # one line, not "damaged" then "missing"
     again = papertray("search", "graph", "--json")
     assert again.stderr == "" and again.json()["total"] == out.json()["total"] > 0
     assert [h["short_id"] for h in papertray("list", "--status", "read", "--json").json()["hits"]
@@ -165,3 +166,55 @@ def test_a_deleted_index_is_said_and_rebuilt(papertray, data_dir):
     assert out.stderr.strip() == ("papertray: the index was missing (deleted?); rebuilding it "
                                   "from the seed files")
     assert [h["short_id"] for h in out.json()["hits"]] == [PARM]
+
+
+def test_a_seed_file_named_in_another_encoding_is_reported(papertray, seeds_copy):
+    name = os.fsencode(seeds_copy) + b"/r\xe9sum\xe9.txt"  # Latin-1 bytes in a file name
+    with open(name, "wb") as fh:
+        fh.write(b"Name 2024\n\nWe propose NAMELESS, a method.\n")
+    out = papertray("sync", "--json")
+    assert out.exit_code == 0 and "Traceback" not in out.stderr
+    problems = [f for f in out.json()["files"] if f["status"] == "error"]
+    assert [(p["path"].rsplit("/", 1)[1], p["reason"]) for p in problems] == [
+        ("r?sum?.txt", "the file name is not UTF-8; rename the file")]
+    assert out.json()["papers"] == 35
+
+
+def test_a_marks_file_cut_to_one_byte_is_refused(papertray, data_dir):
+    papertray("mark", PARM, "--to-read")
+    for suffix in ("-wal", "-shm"):
+        (data_dir / f"marks.sqlite{suffix}").unlink(missing_ok=True)
+    (data_dir / "marks.sqlite").write_bytes(b"S")
+    line = _one_line(papertray("stats"))
+    assert line.startswith(f"papertray: the marks file {data_dir / 'marks.sqlite'} cannot be "
+                           "read (file is not a database); papertray will not overwrite it.")
+    assert (data_dir / "marks.sqlite").read_bytes() == b"S"
+
+
+def test_an_index_cut_to_one_byte_is_said_once_and_rebuilt(papertray, data_dir):
+    papertray("mark", PARM, "--to-read")
+    for suffix in ("-wal", "-shm"):
+        (data_dir / f"index.sqlite{suffix}").unlink(missing_ok=True)
+    (data_dir / "index.sqlite").write_bytes(b"S")
+    out = papertray("list", "--status", "to-read", "--json")
+    assert out.stderr.startswith("papertray: the index was damaged (file is not a database); "
+                                 "moved it to index.sqlite.broken-")
+    assert len(out.stderr.strip().splitlines()) == 1
+    assert [h["short_id"] for h in out.json()["hits"]] == [PARM]
+
+
+def test_only_the_newest_damaged_index_is_kept(papertray, data_dir):
+    papertray("sync")
+    for _ in range(3):
+        (data_dir / "index.sqlite").write_bytes(b"garbage" * 100)
+        assert papertray("stats").exit_code == 0
+    assert len([p for p in data_dir.iterdir() if ".broken-" in p.name]) == 1
+
+
+def test_words_starting_with_h_after_a_dash_are_queries(papertray):
+    papertray("sync")
+    out = papertray("search", "learning", "-has:code", "--json")
+    assert out.exit_code == 0
+    assert out.json()["notice"] == "-has:code ignored: filters cannot be excluded"
+    out = papertray("search", "-hallucination", "--json")
+    assert out.exit_code == 0 and out.json()["effective_query"] == "-hallucination"

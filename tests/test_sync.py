@@ -356,3 +356,33 @@ def test_the_vocabulary_follows_every_change(library, seeds_copy, tmp_path):
     assert "神" not in stored()
     library.sync(force=True)
     assert stored() == _vocabulary_recount(library)
+
+
+def test_a_forced_sync_repairs_an_inconsistent_full_text_index(library):
+    conn = sqlite3.connect(library.paths.index)
+    conn.execute("INSERT INTO papers_fts(rowid, name, title, body) VALUES (9999, 'x', 'y', 'z')")
+    conn.commit()
+    conn.close()
+    assert not library.fts_ok()
+    report = library.sync(force=True)
+    assert report.notices == ["the full-text index was inconsistent; rebuilt it"]
+    assert library.fts_ok() and library.search("wudi").hits[0].name == "WUDI-Merging"
+
+
+def test_a_killed_forced_sync_leaves_the_fingerprints(library, seeds_copy, parse_calls,
+                                                      monkeypatch):
+    """A forced sync that dies before it writes leaves the index as it was, fingerprints too:
+    the next plain sync has nothing to re-read."""
+
+    def die(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    real_apply = db.sync.apply_changes
+    monkeypatch.setattr(db.sync, "apply_changes", die)
+    with pytest.raises(KeyboardInterrupt):
+        library.sync(force=True)
+    assert len(parse_calls) == 2  # the forced sync did read both files before it died
+    monkeypatch.setattr(db.sync, "apply_changes", real_apply)  # the parse counter stays on
+    parse_calls.clear()
+    report = library.sync()
+    assert (report.added, report.changed, parse_calls) == (0, 0, [])

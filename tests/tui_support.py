@@ -45,12 +45,14 @@ def app_on(seeds: Path, data_dir: Path, **options) -> PapertrayApp:
 
 
 async def wait_for(pilot: Pilot, condition: Callable[[], bool], what: str,
-                   deadline_s: float = DEADLINE_S) -> None:
-    """Let the app run until ``condition()`` holds; fail naming ``what`` after the deadline."""
+                   deadline_s: float = DEADLINE_S, state: Callable[[], str] | None = None) -> None:
+    """Let the app run until ``condition()`` holds; fail naming ``what`` (and ``state()``, if
+    given) after the deadline."""
     end = time.monotonic() + deadline_s
     while not condition():
         if time.monotonic() > end:
-            raise AssertionError(f"timed out after {deadline_s:.0f} s waiting for {what}")
+            detail = f" ({state()})" if state else ""
+            raise AssertionError(f"timed out after {deadline_s:.0f} s waiting for {what}{detail}")
         await pilot.pause(0.01)
 
 
@@ -59,7 +61,11 @@ async def settle(pilot: Pilot) -> None:
     app = pilot.app
     assert isinstance(app, PapertrayApp)
     await pilot.pause()  # first let keys posted by burst() reach the app: they start the work
-    await wait_for(pilot, lambda: app.is_settled, "the app to settle")
+    await wait_for(pilot, lambda: app.is_settled, "the app to settle", state=lambda: (
+        f"library={app.library is not None} syncing={app._syncing} "
+        f"search_pending={app._search_pending} awaiting={app._awaiting_input} "
+        f"held={len(app._held_keys)} replaying={app._replaying} unsaved={len(app._unsaved)} "
+        f"current={app.table.current_id} shown={app._paper_shown}"))
     await pilot.pause()
 
 

@@ -227,9 +227,12 @@ class PapertrayApp(SearchingApp):
     @on(MarksChanged)
     def _marks_changed(self, message: MarksChanged) -> None:
         """Another window (or the CLI) marked papers on this data folder: show its marks."""
-        seen, self._marks_version = self._marks_version, message.version
-        if seen is None or message.version == seen or self._unsaved or self._syncing:
+        if self._marks_version is None:
+            self._marks_version = message.version  # the first look: nothing to catch up on
             return
+        if message.version == self._marks_version or not self.is_settled:
+            return  # ours, or the app is busy (keys, marks, a search): the next poll sees it
+        self._marks_version = message.version
         self._show_counts(message.counts)
         self._search(focus=FOLLOW_CURSOR, offset=self.table.window_offset)
 

@@ -149,7 +149,8 @@ def _print_result(result, as_json: bool) -> None:
         click.echo("no papers match", err=True)
 
 
-@cli.command(context_settings={"ignore_unknown_options": True})
+@cli.command(context_settings={"ignore_unknown_options": True,
+                               "help_option_names": ["--help"]})  # "-has:code" is a query
 @click.argument("query", nargs=-1)
 @click.option("--status", type=STATUS_CHOICE, help="Only papers with this status.")
 @click.option("--limit", type=click.IntRange(0, 10_000), default=20, show_default=True)
@@ -280,7 +281,11 @@ def orphans(obj: Context, as_json: bool) -> None:
 register_marks(cli, pass_context)
 
 
+_signalled = [signal.SIGINT]
+
+
 def _interrupt(signum: int, frame: object) -> None:
+    _signalled[0] = signal.Signals(signum)
     raise KeyboardInterrupt  # unwinds like ctrl+c: an open transaction rolls back
 
 
@@ -301,9 +306,9 @@ def main() -> None:
         if type(sys.stdout).__name__ == "_PacifyFlushWrapper":
             sys.exit(0)  # click met a closed pipe (`papertray list | head`): that is success
         raise
-    except click.exceptions.Abort:
+    except (click.exceptions.Abort, KeyboardInterrupt):
         click.echo("papertray: interrupted", err=True)
-        sys.exit(130)
+        sys.exit(128 + _signalled[0])  # 130 for ctrl+c, 143 for SIGTERM, 129 for SIGHUP
     except click.UsageError as exc:
         # one line, like every other user error (click's own show() prints usage and a hint on
         # three more lines): the message, then where to read how the command is used
@@ -320,8 +325,10 @@ def main() -> None:
         if isinstance(exc, BrokenPipeError):
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
             sys.exit(0)
-        click.echo(f"papertray: {one_line(str(exc))}", err=True)
+        text = one_line(str(exc))
+        if any(w in text.lower() for w in ("readonly", "read-only", "unable to open", "permission",
+                                           "not permitted")):
+            text += " (check that the data folder and its files can be written; " \
+                    "`papertray stats` shows where they are)"
+        click.echo(f"papertray: {text}", err=True)
         sys.exit(1)
-    except KeyboardInterrupt:
-        click.echo("papertray: interrupted", err=True)
-        sys.exit(130)

@@ -135,6 +135,11 @@ def _as_style(style: str | Style) -> Style:
     return Style.parse(style) if isinstance(style, str) else style
 
 
+#: Characters of an abstract the panel renders (a real abstract has 1,000-3,000; a 20 MB
+#: "abstract" would freeze the terminal for many seconds).
+MAX_SHOWN_CHARS = 20_000
+
+
 def abstract_text(markup: str, terms: Sequence[str], highlight: str | Style,
                   math: str | Style) -> Text:
     """The abstract rendered by :func:`db.render.render_segments`, with matched words highlighted.
@@ -143,9 +148,13 @@ def abstract_text(markup: str, terms: Sequence[str], highlight: str | Style,
     breaks are kept, other line breaks become spaces.
     """
     out = Text(end="")
-    for chunk, code in render_segments(markup):
+    cut = len(markup) > MAX_SHOWN_CHARS
+    for chunk, code in render_segments(markup[:MAX_SHOWN_CHARS] if cut else markup):
         base = _as_style(math) if code == "m" else _as_style(_SEGMENT_STYLES.get(code, ""))
         out.append_text(highlighted(clean(chunk), base, terms, highlight))
+    if cut:
+        out.append(f" … [{len(markup) - MAX_SHOWN_CHARS:,} more characters: "
+                   "`papertray show ID` prints them all]", style="italic")
     return out
 
 

@@ -218,6 +218,11 @@ class SearchingApp(LibraryWorkers, App[None]):
     def _paper_loaded(self, message: PaperLoaded) -> None:
         hit = self.table.hit(message.paper_id)
         if message.paper_id != self.table.current_id or hit is None:
+            if message.paper_id == self._paper_wanted:
+                # it came while the cursor was away for a moment; the cursor may be back on it
+                # by now with no new highlight event to ask again, so ask for the cursor's paper
+                self._paper_wanted = None
+                self._follow_cursor()
             return
         self._paper_shown = message.paper_id
         if message.paper is None:

@@ -128,7 +128,9 @@ else:
             selector.register(self.fileno, selectors.EVENT_READ)
             parser = XTermParser(self._debug)
             guard = PasteGuard()
-            decode = getincrementaldecoder("utf-8")().decode
+            # errors="replace": a stray byte (a Latin-1 paste, a raw C1 byte) is one "�", never
+            # a crash of the input thread
+            decode = getincrementaldecoder("utf-8")(errors="replace").decode
 
             def process(ready: list[tuple[selectors.SelectorKey, int]],
                         final: bool = False) -> None:
