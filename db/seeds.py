@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from db.derive import code_url, headline, method_name, urls
 from db.text import DecodeError, decode, paper_id, repair_hyphenation
 
 #: File endings read as seed files. Other files in a seed folder are ignored (a README, say).
@@ -145,6 +144,9 @@ def parse_text(text: str, fallback_label: str) -> tuple[str, list[Entry]]:
         collection = fallback_label
     if not paragraphs:
         raise SeedError("empty", "header only, no abstracts")
+    # imported here: a command that finds nothing to parse (the usual case) never pays for them
+    from db.derive import code_url, headline, method_name, urls
+
     entries = []
     for position, para in enumerate(paragraphs, start=1):
         source = " ".join(para.split())
