@@ -133,7 +133,7 @@ def connect(paths: DataPaths, quiet_missing: bool = False
 
 def _connect(path: Path) -> sqlite3.Connection:
     # check_same_thread=False: a connection is used by one thread at a time, but a thread that
-    # ended hands its connections on to the next one (db.library), and close() runs anywhere
+    # ended hands its connections on to the next one (db.api), and close() runs anywhere
     conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None,
                            check_same_thread=False)
     conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")

@@ -22,7 +22,7 @@ def _db_modules() -> list[str]:
 
 
 def test_db_modules_are_the_expected_ones():
-    assert {"db.library", "db.marks", "db.query", "db.render", "db.schema", "db.search",
+    assert {"db.api", "db.marks", "db.query", "db.render", "db.schema", "db.search",
             "db.seeds", "db.sync", "db.text"} <= set(_db_modules())
 
 

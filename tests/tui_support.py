@@ -62,7 +62,7 @@ async def settle(pilot: Pilot) -> None:
     assert isinstance(app, PapertrayApp)
     await pilot.pause()  # first let keys posted by burst() reach the app: they start the work
     await wait_for(pilot, lambda: app.is_settled, "the app to settle", state=lambda: (
-        f"library={app.library is not None} syncing={app._syncing} "
+        f"lib={app.lib is not None} syncing={app._syncing} "
         f"search_pending={app._search_pending} awaiting={app._awaiting_input} "
         f"held={len(app._held_keys)} replaying={app._replaying} unsaved={len(app._unsaved)} "
         f"current={app.table.current_id} shown={app._paper_shown}"))

@@ -120,7 +120,7 @@ class PapertrayApp(SearchingApp):
         self.poll_seconds, self.debounce_seconds = poll_seconds, debounce_seconds
         self.glyphs = glyphs_for(wants_ascii() if ascii_only is None else ascii_only)
         self.animation_level = "none"  # over SSH an animation is only more bytes to send
-        self.library = None
+        self.lib = None
         self._syncing = False
         self._unsaved: list[MarkOp] = []  # marking steps queued or being written, in order
         self._marks_version: int | None = None  # the marks file's version this window shows
@@ -148,7 +148,7 @@ class PapertrayApp(SearchingApp):
     def is_settled(self) -> bool:
         """True when nothing is on its way: the library is open and synced, the newest search
         is shown, the panel shows the cursor paper, every mark is written (tests wait on this)."""
-        if self.library is None or self._syncing or self._search_pending:
+        if self.lib is None or self._syncing or self._search_pending:
             return False
         if self._awaiting_input or self._held_keys or self._replaying or self._marks_pending:
             return False
@@ -163,14 +163,14 @@ class PapertrayApp(SearchingApp):
         self.set_interval(self.poll_seconds, self._poll_seeds)
 
     def on_unmount(self) -> None:
-        if self.library is not None:
+        if self.lib is not None:
             self.flush_marks()
-            self.library.close()
+            self.lib.close()
 
     # -- opening and syncing -----------------------------------------------------------------
     @on(LibraryOpened)
     def _library_opened(self, message: LibraryOpened) -> None:
-        self.library = message.library
+        self.lib = message.lib
         self._show_counts(message.counts, message.collections)
         self._report_problems((p["file"], p["reason"] or "") for p in message.problems)
         empty = not message.counts["all"]
@@ -179,7 +179,7 @@ class PapertrayApp(SearchingApp):
         self._search()
 
     def _start_sync(self, building: bool = False) -> None:
-        if self._syncing or self.library is None:
+        if self._syncing or self.lib is None:
             return
         self._syncing = True
         self.main_screen.query_one(SyncProgress).start("building the index" if building
@@ -217,7 +217,7 @@ class PapertrayApp(SearchingApp):
                             severity="warning", markup=False, timeout=8)
 
     def _poll_seeds(self) -> None:
-        if self.library is not None and not self._syncing:
+        if self.lib is not None and not self._syncing:
             self.check_seeds(self._marks_version)
 
     @on(SeedsChanged)
@@ -268,7 +268,7 @@ class PapertrayApp(SearchingApp):
         table = self.table
         paper_id = table.current_id
         hit = table.hit(paper_id) if paper_id else None
-        if hit is None or self.library is None:
+        if hit is None or self.lib is None:
             return
         new = "new" if hit.status == status else status
         if new != hit.status:
@@ -284,7 +284,7 @@ class PapertrayApp(SearchingApp):
     def action_undo(self) -> None:
         """Undo the latest marking step made on this data folder, in this window or another
         (the history is on disk: this survives a restart)."""
-        if self.library is not None:
+        if self.lib is not None:
             self._queue(MarkOp("undo"))
 
     def _queue(self, op: MarkOp) -> None:

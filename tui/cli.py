@@ -59,7 +59,7 @@ class Context:
     def opened(self) -> bool:
         return self._library is not None
 
-    def library(self, sync: bool = True) -> Library:
+    def open_library(self, sync: bool = True) -> Library:
         if self._library is None:
             self._library = Library(self.seeds, self.data_dir)
             if sync:
@@ -102,7 +102,7 @@ def cli(ctx: click.Context, seeds: tuple[str, ...], data_dir: str | None) -> Non
 def _after(obj: Context, *args: object, **kwargs: object) -> None:
     """Say what the library did on its own while a command ran (e.g. rebuilt a damaged index)."""
     if obj.opened:
-        for notice in obj.library(sync=False).notices:
+        for notice in obj.open_library(sync=False).notices:
             click.echo(f"papertray: {one_line(notice)}", err=True)
 
 
@@ -112,7 +112,7 @@ def _after(obj: Context, *args: object, **kwargs: object) -> None:
 @pass_context
 def sync(obj: Context, force: bool, as_json: bool) -> None:
     """Load new and changed seed files into the index."""
-    library = obj.library(sync=False)
+    library = obj.open_library(sync=False)
     report = library.sync(force=force)
     if as_json:
         _emit_json(report.to_json())
@@ -160,7 +160,7 @@ def _print_result(result, as_json: bool) -> None:
 def search(obj: Context, query: tuple[str, ...], status: str | None, limit: int, offset: int,
            as_json: bool) -> None:
     """Search the papers (see the README's query syntax); best hits first."""
-    _print_result(obj.library().search(" ".join(query), status, limit, offset, typing=True),
+    _print_result(obj.open_library().search(" ".join(query), status, limit, offset, typing=True),
                   as_json)
 
 
@@ -172,7 +172,7 @@ def search(obj: Context, query: tuple[str, ...], status: str | None, limit: int,
 @pass_context
 def list_(obj: Context, status: str | None, limit: int, offset: int, as_json: bool) -> None:
     """List papers in seed order."""
-    _print_result(obj.library().search("", status, limit, offset), as_json)
+    _print_result(obj.open_library().search("", status, limit, offset), as_json)
 
 
 @cli.command()
@@ -181,7 +181,7 @@ def list_(obj: Context, status: str | None, limit: int, offset: int, as_json: bo
 @pass_context
 def show(obj: Context, paper_id: str, as_json: bool) -> None:
     """Show one paper (an id or a unique prefix of one) with its whole abstract."""
-    paper = obj.library().get(paper_id)
+    paper = obj.open_library().get(paper_id)
     data = paper.to_json()
     if as_json:
         _emit_json(data)
@@ -215,7 +215,7 @@ def mark(obj: Context, paper_ids: tuple[str, ...], status: str | None, as_json: 
     """Mark papers (ids or unique prefixes) read, to-read or new. Written at once."""
     if status is None:
         raise click.UsageError("say which status: --read, --to-read or --new")
-    changes = obj.library().set_status(paper_ids, status)
+    changes = obj.open_library().set_status(paper_ids, status)
     _print_changes(changes, as_json, f"marked {len(changes)} paper(s) {status}")
 
 
@@ -224,7 +224,7 @@ def mark(obj: Context, paper_ids: tuple[str, ...], status: str | None, as_json: 
 @pass_context
 def undo(obj: Context, as_json: bool) -> None:
     """Undo the latest marking step (repeatable)."""
-    changes = obj.library().undo()
+    changes = obj.open_library().undo()
     _print_changes(changes, as_json, f"undid {len(changes)} mark(s)" if changes
                    else "nothing to undo")
 
@@ -244,7 +244,7 @@ def _print_changes(changes, as_json: bool, summary: str) -> None:
 @pass_context
 def stats(obj: Context, as_json: bool) -> None:
     """Counts of papers, entries, files, collections, statuses and problems."""
-    library = obj.library()
+    library = obj.open_library()
     data = library.stats()
     if as_json:
         _emit_json(data)
@@ -267,7 +267,7 @@ def stats(obj: Context, as_json: bool) -> None:
 @pass_context
 def orphans(obj: Context, as_json: bool) -> None:
     """Marks whose paper is no longer in any seed file (kept, never deleted)."""
-    rows = obj.library().orphans()
+    rows = obj.open_library().orphans()
     if as_json:
         _emit_json([{"id": r[0], "status": r[1], "updated_at": r[2], "label": r[3]}
                     for r in rows])

@@ -42,7 +42,7 @@ def register(cli: click.Group, pass_context) -> None:
     @pass_context
     def make_backup(obj) -> None:
         """Back up the marks file now."""
-        library = obj.library(sync=False)
+        library = obj.open_library(sync=False)
         made = library.opening_backup or library.backup_marks(force=True)
         if made is None:
             raise click.ClickException("could not write a backup (see the data folder's rights)")

@@ -110,14 +110,14 @@ class SearchingApp(LibraryWorkers, App[None]):
         if self._search_timer is not None:
             self._search_timer.stop()
             self._search_timer = None
-        if self.library is None:
+        if self.lib is None:
             return
         self._request += 1
         self.load_page(self._request, self._query, self.status_filter, offset, focus, fallback)
 
     @on(ResultsTable.PageWanted)
     def _page_wanted(self, message: ResultsTable.PageWanted) -> None:
-        if self._search_pending or self.library is None:
+        if self._search_pending or self.lib is None:
             return  # a newer search is coming; it replaces the window anyway
         self._request += 1
         self.load_page(self._request, self._query, self.status_filter, message.offset,
@@ -326,7 +326,7 @@ class SearchingApp(LibraryWorkers, App[None]):
         await super().on_event(event)
 
     def _holding_keys(self) -> bool:
-        if self.library is None or self.focused is not self.table:
+        if self.lib is None or self.focused is not self.table:
             return False
         return self._awaiting_input or self._search_pending or self._undo_pending
 

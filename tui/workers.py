@@ -32,7 +32,7 @@ class LibraryOpened(Message):
     def __init__(self, library: Library, stale: bool, counts: dict[str, int],
                  collections: dict[str, int], problems: list[dict]) -> None:
         super().__init__()
-        self.library, self.stale, self.counts = library, stale, counts
+        self.lib, self.stale, self.counts = library, stale, counts
         self.collections, self.problems = collections, problems
 
 
@@ -127,11 +127,11 @@ class MarkOp:
 class LibraryWorkers:
     """The app's workers (a mixin for :class:`tui.app.PapertrayApp`).
 
-    The app provides ``library``, ``seeds``, ``data_dir`` and ``page_size``; the workers read
-    them and post the messages above to the app.
+    The app provides ``lib`` (its :class:`db.Library`), ``seeds``, ``data_dir`` and
+    ``page_size``; the workers read them and post the messages above to the app.
     """
 
-    library: Library | None
+    lib: Library | None
     seeds: list[str] | None
     data_dir: str | None
     page_size: int
@@ -152,7 +152,7 @@ class LibraryWorkers:
     @work(thread=True, exclusive=True, exit_on_error=False, group="sync")
     def sync_library(self) -> None:
         """Bring the index in step with the seed files, posting progress per file read."""
-        library = self.library
+        library = self.lib
         assert library is not None
         worker = get_current_worker()
 
@@ -174,7 +174,7 @@ class LibraryWorkers:
     def check_seeds(self, known_marks: int | None) -> None:
         """Stat the seed files; post :class:`SeedsChanged` when a sync is due, and
         :class:`MarksChanged` when the marks file is not at version ``known_marks``."""
-        library = self.library
+        library = self.lib
         if library is None:
             return
         if library.needs_sync():
@@ -187,9 +187,9 @@ class LibraryWorkers:
     def load_page(self, request: int, query: str, status: str, offset: int,
                   focus: str | int | None, fallback: int = 0) -> None:
         """Search ``query`` with the status filter and post the window of hits at ``offset``."""
-        assert self.library is not None
+        assert self.lib is not None
         with self._mark_lock:
-            result = self.library.search(query, _filter(status), self.page_size, offset,
+            result = self.lib.search(query, _filter(status), self.page_size, offset,
                                          typing=True)
             self.post_message(PageLoaded(request, offset, result, focus, fallback))
 
@@ -197,7 +197,7 @@ class LibraryWorkers:
     def find_new(self, request: int, query: str, status: str, start: int, step: int) -> None:
         """Scan the hits from position ``start`` in direction ``step`` for the first new paper;
         post the window centred on it, or :class:`NoNewPaper`."""
-        library, page, worker = self.library, self.page_size, get_current_worker()
+        library, page, worker = self.lib, self.page_size, get_current_worker()
         assert library is not None
         with self._mark_lock:
             pos = start
@@ -226,9 +226,9 @@ class LibraryWorkers:
     @work(thread=True, exclusive=True, exit_on_error=False, group="paper")
     def load_paper(self, paper_id: str) -> None:
         """Fetch the whole paper (abstract, sources, links) for the abstract panel."""
-        assert self.library is not None
+        assert self.lib is not None
         try:
-            paper = self.library.get(paper_id)
+            paper = self.lib.get(paper_id)
         except LibraryError:
             paper = None
         self.post_message(PaperLoaded(paper_id, paper))
@@ -249,7 +249,7 @@ class LibraryWorkers:
         self._drain_marks(post=False)
 
     def _drain_marks(self, post: bool) -> None:
-        library = self.library
+        library = self.lib
         assert library is not None
         with self._mark_lock:  # a newer worker waits here, then writes what is left
             done, touched, undone, errors = 0, {}, [], []
