@@ -47,8 +47,10 @@ class Query:
 
     terms: list[Term] = field(default_factory=list)
     status: str | None = None
-    has_code: bool = False
+    not_status: list[str] = field(default_factory=list)  # -is:read
+    has_code: bool | None = None  # True: has:code; False: -has:code
     within: list[str] = field(default_factory=list)
+    not_within: list[str] = field(default_factory=list)  # -in:TEXT
     notices: list[str] = field(default_factory=list)
 
     @property
@@ -99,9 +101,11 @@ class Query:
                 words.append(term.text())
         if self.status:
             words.append(f"is:{self.status}")
-        if self.has_code:
-            words.append("has:code")
+        words += [f"-is:{s}" for s in self.not_status]
+        if self.has_code is not None:
+            words.append("has:code" if self.has_code else "-has:code")
         words += [f"in:{w}" for w in self.within]
+        words += [f"-in:{w}" for w in self.not_within]
         return " ".join(words)
 
 
@@ -141,8 +145,7 @@ def parse(text: str, typing: bool = False) -> Query:
                 continue
             if _filter(q, word):
                 continue
-            if word.startswith("-") and _filter(Query(), word[1:]):
-                q.notices.append(f"{word} ignored: filters cannot be excluded")
+            if word.startswith("-") and _filter(q, word[1:], negated=True):
                 continue
             negated = word.startswith("-") and len(word) > 1
             body = word[1:] if negated else word
@@ -190,22 +193,26 @@ def _next_to_filter(pieces: list[re.Match[str]], i: int) -> bool:
         pieces[i + 1] if i + 1 < len(pieces) else None)
 
 
-def _filter(q: Query, word: str) -> bool:
+def _filter(q: Query, word: str, negated: bool = False) -> bool:
+    """Apply ``word`` to ``q`` if it is a filter (``is:``, ``has:``, ``in:``; with ``negated``
+    the papers it names are excluded). Returns whether it was one."""
     key, sep, value = word.partition(":")
     if not sep or key.lower() not in ("is", "has", "in"):
         return False
     key, value = key.lower(), value.strip()
     if key == "is":
         status = STATUS_FILTERS.get(value.lower())
-        if status:
-            q.status = status
-        else:
+        if not status:
             q.notices.append(f"unknown filter is:{value} ignored (use is:new, is:to-read, is:read)")
+        elif negated:
+            q.not_status.append(status)
+        else:
+            q.status = status
     elif key == "has":
         if value.lower() == "code":
-            q.has_code = True
+            q.has_code = not negated
         else:
             q.notices.append(f"unknown filter has:{value} ignored (use has:code)")
     elif value:
-        q.within.append(value)
+        (q.not_within if negated else q.within).append(value)
     return True

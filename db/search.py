@@ -126,14 +126,18 @@ def _where(q: Query) -> tuple[list[str], list]:
     if q.status:
         clauses.append("coalesce(k.status, 'new') = ?")
         params.append(q.status)
-    if q.has_code:
-        clauses.append("p.code_url IS NOT NULL")
-    for value in q.within:
-        clauses.append("(p.collection LIKE ? ESCAPE '\\' OR EXISTS (SELECT 1 FROM sources s "
-                       "JOIN files f ON f.path = s.file WHERE s.paper_id = p.id "
-                       "AND f.display LIKE ? ESCAPE '\\'))")
-        like = "%" + value.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
-        params += [like, like]
+    for status in q.not_status:
+        clauses.append("coalesce(k.status, 'new') != ?")
+        params.append(status)
+    if q.has_code is not None:
+        clauses.append("p.code_url IS NOT NULL" if q.has_code else "p.code_url IS NULL")
+    for values, negate in ((q.within, ""), (q.not_within, "NOT ")):
+        for value in values:
+            clauses.append(f"{negate}(p.collection LIKE ? ESCAPE '\\' OR EXISTS (SELECT 1 FROM "
+                           "sources s JOIN files f ON f.path = s.file WHERE s.paper_id = p.id "
+                           "AND f.display LIKE ? ESCAPE '\\'))")
+            like = "%" + value.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+            params += [like, like]
     exclusion = q.exclusion_expression()
     if exclusion:
         clauses.append("p.rowid NOT IN (SELECT rowid FROM papers_fts WHERE papers_fts MATCH ?)")

@@ -215,6 +215,7 @@ def test_words_starting_with_h_after_a_dash_are_queries(papertray):
     papertray("sync")
     out = papertray("search", "learning", "-has:code", "--json")
     assert out.exit_code == 0
-    assert out.json()["notice"] == "-has:code ignored: filters cannot be excluded"
+    assert out.json()["effective_query"] == "learning* -has:code"
+    assert all(h["code_url"] is None for h in out.json()["hits"])
     out = papertray("search", "-hallucination", "--json")
     assert out.exit_code == 0 and out.json()["effective_query"] == "-hallucination"

@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from db.text import paper_id
-from tests.db_support import QUERIES, SHIPPED_SEEDS, all_hits, ids
+from tests.db_support import FILE_B, QUERIES, SHIPPED_SEEDS, all_hits, ids
 
 HYPOTHESIS = settings(max_examples=150, deadline=None,
                       suppress_health_check=[HealthCheck.function_scoped_fixture,
@@ -256,3 +256,16 @@ def test_random_text_never_raises(shipped_library, text):
 def test_operator_soup_never_raises(shipped_library, text):
     shipped_library.search(text, typing=True)
     shipped_library.search(text.replace("", " "))
+
+
+def test_filters_with_a_dash_exclude(library):
+    everyone = {h.id for h in all_hits(library)}
+    with_code = {h.id for h in all_hits(library, "has:code")}
+    assert len(with_code) == 9
+    assert {h.id for h in all_hits(library, "-has:code")} == everyone - with_code
+    first = sorted(everyone)[0]
+    library.set_status([first], "read")
+    assert {h.id for h in all_hits(library, "-is:read")} == everyone - {first}
+    assert library.search("-is:read").effective_query == "-is:read"
+    only_b = {h.id for h in all_hits(library, f"in:{FILE_B[:3]}")}
+    assert {h.id for h in all_hits(library, f"-in:{FILE_B[:3]}")} == everyone - only_b

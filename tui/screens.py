@@ -23,6 +23,7 @@ QUERY_SYNTAX = (
     ("transform*", "words starting with transform"),
     ("rl OR reinforcement", "either word"),
     ("is:to-read has:code", "filters: is:new, is:to-read, is:read, has:code"),
+    ("-is:read -has:code", "a filter with - excludes what it names"),
     ("in:icml", "papers whose collection or seed file name contains icml"),
 )
 
