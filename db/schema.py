@@ -16,7 +16,8 @@ from db.models import LibraryError
 from db.paths import DataPaths, private_file
 
 #: Bump when the index's tables change; an index of another version is rebuilt from the seeds.
-INDEX_VERSION = 4  # 4: papers.body, the FTS column that splits CJK text (db.text.split_cjk)
+INDEX_VERSION = 5  # 4: papers.body, the FTS column that splits CJK text (db.text.split_cjk)
+#                    5: papers.abstract_source NULL when it equals papers.abstract
 BUSY_TIMEOUT_MS = 10_000
 
 # bm25 weights of the FTS columns (name, title, body): a word in the method's name or the
@@ -38,7 +39,7 @@ CREATE TABLE IF NOT EXISTS papers (
     id TEXT NOT NULL UNIQUE,        -- stable id: sha256 of the normalized abstract (db.text)
     name TEXT, title TEXT,
     headline TEXT NOT NULL,
-    abstract_source TEXT NOT NULL,  -- as in the seed file
+    abstract_source TEXT,           -- as in the seed file; NULL when equal to abstract
     abstract TEXT NOT NULL,         -- hyphenation repaired; Markdown/LaTeX kept
     body TEXT,                      -- db.text.search_form(abstract) when it differs, else NULL
     urls TEXT NOT NULL,             -- JSON list

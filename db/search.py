@@ -185,7 +185,8 @@ def _hits(conn: sqlite3.Connection, rows: list) -> list[Hit]:
 
 def paper_row_sql() -> str:
     """The columns :func:`paper_from_row` expects, in order."""
-    return (f"SELECT {_HIT_COLUMNS}, 0.0, p.abstract_source, p.abstract, p.urls "
+    return (f"SELECT {_HIT_COLUMNS}, 0.0, coalesce(p.abstract_source, p.abstract), p.abstract, "
+            "p.urls "
             "FROM papers p LEFT JOIN m.marks k ON k.paper_id = p.id")
 
 

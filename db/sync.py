@@ -204,7 +204,7 @@ def _apply_papers(conn: sqlite3.Connection, affected: set[str], new_entries: dic
     conn.executemany(
         "INSERT INTO papers(id, name, title, headline, abstract_source, abstract, body, urls, "
         "code_url) VALUES (?,?,?,?,?,?,?,?,?)",
-        [(e.id, e.name, e.title, e.headline, e.abstract_source, e.abstract_markup, bodies[e.id],
+        [(e.id, e.name, e.title, e.headline, _source(e), e.abstract_markup, bodies[e.id],
           json.dumps(list(e.urls)), e.code_url) for e in added])
     for e in added:
         vocab.update(terms_of(" ".join(filter(None, (
@@ -216,7 +216,7 @@ def _apply_papers(conn: sqlite3.Connection, affected: set[str], new_entries: dic
         "UPDATE papers SET name=?, title=?, headline=?, abstract_source=?, abstract=?, body=?, "
         "urls=?, code_url=? WHERE id=? AND (name IS NOT ? OR title IS NOT ? OR headline IS NOT ? "
         "OR abstract IS NOT ? OR urls IS NOT ? OR code_url IS NOT ?)",
-        [(e.name, e.title, e.headline, e.abstract_source, e.abstract_markup,
+        [(e.name, e.title, e.headline, _source(e), e.abstract_markup,
           _body(e.abstract_markup), json.dumps(list(e.urls)), e.code_url, e.id, e.name,
           e.title, e.headline, e.abstract_markup, json.dumps(list(e.urls)), e.code_url)
          for e in kept])
@@ -237,6 +237,12 @@ def _body(markup: str) -> str | None:
     """The FTS text of an abstract when it differs from the abstract (CJK, non-ASCII), else None."""
     form = search_form(markup)
     return None if form == markup else form
+
+
+def _source(entry: Entry) -> str | None:
+    """The abstract as in the seed file, stored only where it differs from the repaired text
+    (a few per cent of abstracts): storing it twice would nearly double the index."""
+    return None if entry.abstract_source == entry.abstract_markup else entry.abstract_source
 
 
 def _update_vocab(conn: sqlite3.Connection, delta: Counter[str]) -> None:
