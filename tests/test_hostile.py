@@ -24,6 +24,17 @@ def _one_line(out, exit_code: int = 1) -> str:
     return lines[0]
 
 
+def _overwrite(database, content: bytes | None) -> None:
+    """Damage a database file as a crash, a disk or a user would: its -wal and -shm go, and the
+    file gets ``content`` (None: the file is deleted too)."""
+    for suffix in ("-wal", "-shm"):
+        database.with_name(database.name + suffix).unlink(missing_ok=True)
+    if content is None:
+        database.unlink(missing_ok=True)
+    else:
+        database.write_bytes(content)
+
+
 def test_a_pipe_in_the_seed_folder_is_reported_not_read(papertray, seeds_copy):
     os.mkfifo(seeds_copy / "pipe.txt")  # opening it would block for ever
     out = papertray("sync", "--json")
@@ -115,10 +126,7 @@ def test_a_damaged_page_inside_the_index_is_rebuilt(papertray, data_dir):
 
 def test_a_truncated_index_is_said_and_rebuilt(papertray, data_dir):
     papertray("mark", PARM, "--to-read")
-    for suffix in ("", "-wal", "-shm"):
-        path = data_dir / f"index.sqlite{suffix}"
-        if path.exists():
-            path.write_bytes(b"")
+    _overwrite(data_dir / "index.sqlite", b"")
     out = papertray("list", "--status", "to-read", "--json")
     assert out.stderr.strip() == "papertray: the index was empty (truncated?); rebuilding it"
     assert [h["short_id"] for h in out.json()["hits"]] == [PARM]
@@ -127,9 +135,7 @@ def test_a_truncated_index_is_said_and_rebuilt(papertray, data_dir):
 def test_an_emptied_marks_file_with_backups_is_refused(papertray, data_dir):
     papertray("mark", PARM, "--to-read")
     assert papertray("marks", "backup").exit_code == 0
-    for suffix in ("-wal", "-shm"):
-        (data_dir / f"marks.sqlite{suffix}").unlink(missing_ok=True)
-    (data_dir / "marks.sqlite").write_bytes(b"")
+    _overwrite(data_dir / "marks.sqlite", b"")
     line = _one_line(papertray("list"))
     assert line.startswith(f"papertray: the marks file {data_dir / 'marks.sqlite'} is empty but "
                            "backups of it exist; papertray will not start it afresh.")
@@ -160,8 +166,7 @@ def test_two_restores_in_a_row_keep_every_set_aside_file(papertray, data_dir):
 
 def test_a_deleted_index_is_said_and_rebuilt(papertray, data_dir):
     papertray("mark", PARM, "--read")
-    for suffix in ("", "-wal", "-shm"):
-        (data_dir / f"index.sqlite{suffix}").unlink(missing_ok=True)
+    _overwrite(data_dir / "index.sqlite", None)
     out = papertray("list", "--status", "read", "--json")
     assert out.stderr.strip() == ("papertray: the index was missing (deleted?); rebuilding it "
                                   "from the seed files")
@@ -182,9 +187,7 @@ def test_a_seed_file_named_in_another_encoding_is_reported(papertray, seeds_copy
 
 def test_a_marks_file_cut_to_one_byte_is_refused(papertray, data_dir):
     papertray("mark", PARM, "--to-read")
-    for suffix in ("-wal", "-shm"):
-        (data_dir / f"marks.sqlite{suffix}").unlink(missing_ok=True)
-    (data_dir / "marks.sqlite").write_bytes(b"S")
+    _overwrite(data_dir / "marks.sqlite", b"S")
     line = _one_line(papertray("stats"))
     assert line.startswith(f"papertray: the marks file {data_dir / 'marks.sqlite'} cannot be "
                            "read (file is not a database); papertray will not overwrite it.")
@@ -193,9 +196,7 @@ def test_a_marks_file_cut_to_one_byte_is_refused(papertray, data_dir):
 
 def test_an_index_cut_to_one_byte_is_said_once_and_rebuilt(papertray, data_dir):
     papertray("mark", PARM, "--to-read")
-    for suffix in ("-wal", "-shm"):
-        (data_dir / f"index.sqlite{suffix}").unlink(missing_ok=True)
-    (data_dir / "index.sqlite").write_bytes(b"S")
+    _overwrite(data_dir / "index.sqlite", b"S")
     out = papertray("list", "--status", "to-read", "--json")
     assert out.stderr.startswith("papertray: the index was damaged (file is not a database); "
                                  "moved it to index.sqlite.broken-")
