@@ -16,7 +16,9 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from db import marks as marks_db
+from db import notes as notes_db
 from db import search as search_db
+from db import similar as similar_db
 from db import sync as sync_db
 from db.backup import maybe_backup
 from db.models import STATUSES, LibraryError, MarkChange, Paper, SearchResult, SyncReport
@@ -237,12 +239,21 @@ class Library:
 
         Returns at most ``limit`` hits after skipping ``offset``; ``total`` counts them all. An
         empty query lists every paper in seed order. ``status`` (new/to-read/read) filters.
-        ``typing`` makes the last word a prefix. Never raises on query text.
+        ``typing`` makes the last word a prefix. ``like:ID`` and ``like:to-read`` (the whole
+        query) give :meth:`similar` and :meth:`like_to_read`. Never raises on query text.
         """
         if status not in (None, "all", *STATUSES):
             raise LibraryError(f"unknown status {status!r}: use new, to-read or read")
         limit = max(0, min(int(limit), 10_000))
         offset = min(max(0, int(offset)), 2**62)  # SQLite integers are 64-bit
+        target = similar_db.like_target(query)
+        if target is not None:
+            try:
+                if target == similar_db.TO_READ:
+                    return self.like_to_read(limit, offset)
+                return self.similar(target, None if status == "all" else status, limit, offset)
+            except LibraryError as exc:
+                return SearchResult(query, query, str(exc), 0, [])
         try:
             return search_db.run(self._index(), query, status, limit, offset, self._vocab,
                                  typing=typing)
@@ -250,6 +261,25 @@ class Library:
             if "fts5" not in str(exc) and "MATCH" not in str(exc):
                 raise
             return SearchResult(query, query, "could not run this query; showing nothing", 0, [])
+
+    @_recovering
+    def similar(self, paper_id: str, status: str | None = None, limit: int = DEFAULT_LIMIT,
+                offset: int = 0) -> SearchResult:
+        """The papers most like ``paper_id`` (an id or unique prefix), best first, without it:
+        bm25 over its most distinctive words (:mod:`db.similar`). ``status`` filters the hits.
+        Raises :class:`LibraryError` for an unknown id or status."""
+        if status not in (None, *STATUSES):
+            raise LibraryError(f"unknown status {status!r}: use new, to-read or read")
+        paper = self.get(paper_id)
+        return similar_db.similar(self._index(), paper.id, paper.label, status,
+                                  max(0, min(int(limit), 10_000)), max(0, int(offset)))
+
+    @_recovering
+    def like_to_read(self, limit: int = DEFAULT_LIMIT, offset: int = 0) -> SearchResult:
+        """New papers ranked by likeness to all to-read papers together (:mod:`db.similar`);
+        no hits, with a notice, when nothing is to-read."""
+        return similar_db.like_to_read(self._index(), max(0, min(int(limit), 10_000)),
+                                       max(0, int(offset)))
 
     def _vocab(self) -> search_db.Vocabulary:
         if self._vocabulary is None:
@@ -351,8 +381,29 @@ class Library:
         return maybe_backup(self._marks(), self.paths.marks, force=force)
 
     def undo(self) -> list[MarkChange]:
-        """Undo the latest marking step not yet undone; returns what changed ([] if nothing)."""
+        """Undo the latest step (marks, a note or tags) not yet undone; returns what changed
+        ([] if nothing)."""
         return marks_db.undo(self._marks(), self._describe)
+
+    def set_note(self, paper_id: str, text: str) -> list[MarkChange]:
+        """Replace the note of a paper (id or unique prefix; "" deletes it) in one undoable
+        step; returns ``[MarkChange(id, old, new, "note")]`` or ``[]`` when unchanged. Notes are
+        one line of at most :data:`db.notes.MAX_NOTE_CHARS`. Raises :class:`LibraryError`."""
+        return notes_db.set_note(self._marks(), self.resolve(paper_id), text)
+
+    def tag(self, ids: Iterable[str], tags: Iterable[str],
+            remove: bool = False) -> list[MarkChange]:
+        """Add ``tags`` to the papers (ids or unique prefixes), or remove them, in one undoable
+        step; returns one change per tag added or removed. Tags are folded
+        (:func:`db.notes.tag_name`). Raises :class:`LibraryError` for an unknown id or a bad
+        tag."""
+        full = [self.resolve(i) for i in ids]
+        return notes_db.change_tags(self._marks(), full, tags, remove)
+
+    def annotations(self) -> list[dict]:
+        """Every note and tag in the marks file, ``[{"id", "note", "tags"}]`` by id, for
+        exports (papers gone from the index included)."""
+        return notes_db.annotations(self._marks())
 
     def _describe(self, paper_id: str) -> tuple[str | None, str] | None:
         row = self._index().execute("SELECT coalesce(name, title, headline), abstract "

@@ -89,34 +89,41 @@ def _write(conn: sqlite3.Connection, paper_id: str, status: str, stamp: str,
 
 
 def undo(conn: sqlite3.Connection, describe: Describe) -> list[MarkChange]:
-    """Undo the latest batch of marks not yet undone (repeatable; survives restarts).
+    """Undo the latest step not yet undone: a batch of marks, a note or tags (repeatable;
+    survives restarts).
 
     Returns the changes made by the undo (empty when there is nothing to undo). Marks that were
     re-attached to an edited paper are undone on the paper they now belong to.
     """
+    from db import notes
+
     conn.execute("BEGIN IMMEDIATE")
     try:
         row = conn.execute(
-            "SELECT max(batch) FROM mark_events WHERE kind='mark' AND CAST(batch AS TEXT) NOT IN "
-            "(SELECT other FROM mark_events WHERE kind='undo')").fetchone()
+            "SELECT max(batch) FROM mark_events WHERE kind IN ('mark', 'note', 'tag') AND "
+            "CAST(batch AS TEXT) NOT IN (SELECT other FROM mark_events WHERE kind='undo')"
+        ).fetchone()
         if not row or row[0] is None:
             conn.execute("COMMIT")
             return []
         undone_batch = row[0]
         events = conn.execute(
-            "SELECT paper_id, old_status FROM mark_events WHERE batch=? AND kind='mark' "
-            "ORDER BY seq DESC", (undone_batch,)).fetchall()
+            "SELECT kind, paper_id, old_status, new_status FROM mark_events WHERE batch=? AND "
+            "kind IN ('mark', 'note', 'tag') ORDER BY seq DESC", (undone_batch,)).fetchall()
         batch, stamp = _next_batch(conn), now()
         changes = []
-        for paper_id, old_status in events:
+        for kind, paper_id, old, new in events:
             paper_id = _current_id(conn, paper_id)
-            current = status_of(conn, paper_id)
-            _write(conn, paper_id, old_status, stamp, describe)
+            if kind == "mark":
+                change = MarkChange(paper_id, status_of(conn, paper_id), old)
+                _write(conn, paper_id, old, stamp, describe)
+            else:
+                change = notes.undo_event(conn, kind, paper_id, old, new, stamp)
             conn.execute(
                 "INSERT INTO mark_events(batch, at, kind, paper_id, old_status, new_status, "
                 "other) VALUES (?,?,?,?,?,?,?)",
-                (batch, stamp, "undo", paper_id, current, old_status, str(undone_batch)))
-            changes.append(MarkChange(paper_id, current, old_status))
+                (batch, stamp, "undo", paper_id, change.old, change.new, str(undone_batch)))
+            changes.append(change)
         conn.execute("COMMIT")
     except BaseException:
         conn.execute("ROLLBACK")
@@ -146,6 +153,8 @@ def reattach(conn: sqlite3.Connection, orphan_ids: list[str], candidates: dict[s
         return 0
     from rapidfuzz import fuzz, process
 
+    from db import notes
+
     marked = {r[0] for r in conn.execute("SELECT paper_id FROM marks")}
     texts = {pid: anchor(text) for pid, text in candidates.items() if pid not in marked}
     wanted = set(orphan_ids)
@@ -166,6 +175,7 @@ def reattach(conn: sqlite3.Connection, orphan_ids: list[str], candidates: dict[s
             new_id = best[2]
             del texts[new_id]
             conn.execute("UPDATE marks SET paper_id=? WHERE paper_id=?", (new_id, old_id))
+            notes.move(conn, old_id, new_id)
             conn.execute(
                 "INSERT INTO mark_events(batch, at, kind, paper_id, old_status, new_status, "
                 "other) VALUES (?,?,?,?,?,?,?)",

@@ -32,6 +32,7 @@ class Hit:
 
     ``score`` orders hits best first (negated bm25, so higher is better; 0.0 for list order).
     ``title`` is None when the seed gives none; ``name`` is None when the abstract names no method.
+    ``tags`` are the reader's tags of the paper (from the marks file), sorted.
     """
 
     id: str
@@ -43,6 +44,7 @@ class Hit:
     collection: str
     code_url: str | None
     sources: tuple[Source, ...] = ()
+    tags: tuple[str, ...] = ()
 
     @property
     def short_id(self) -> str:
@@ -66,6 +68,7 @@ class Hit:
             "collection": self.collection,
             "code_url": self.code_url,
             "sources": [{"file": s.file, "position": s.position} for s in self.sources],
+            "tags": list(self.tags),
         }
 
 
@@ -75,12 +78,13 @@ class Paper(Hit):
 
     ``abstract_source`` is the text as it stands in the seed file (controls removed);
     ``abstract_markup`` is the same with PDF line-break hyphenation repaired — front ends render it
-    with :func:`db.render.render_segments`.
+    with :func:`db.render.render_segments`. ``note`` is the reader's note ("" when none).
     """
 
     abstract_source: str = ""
     abstract_markup: str = ""
     urls: tuple[str, ...] = ()
+    note: str = ""
 
     def to_json(self) -> dict:
         from db.render import render_plain
@@ -89,6 +93,7 @@ class Paper(Hit):
         data["abstract"] = render_plain(self.abstract_markup)
         data["abstract_source"] = self.abstract_source
         data["urls"] = list(self.urls)
+        data["note"] = self.note
         return data
 
 
@@ -165,8 +170,16 @@ class SyncReport:
 
 @dataclass(frozen=True, slots=True)
 class MarkChange:
-    """One status change made by :meth:`db.Library.set_status` or undone by ``undo``."""
+    """One change made by :meth:`db.Library.set_status`, ``set_note``, ``tag`` or ``undo``.
+
+    ``kind`` says what changed: ``mark`` (``old``/``new`` are statuses), ``note`` (the old and
+    new note, "" for none) or ``tag`` (``new`` is the tag added, ``old`` the tag removed).
+    """
 
     paper_id: str
     old: str
     new: str
+    kind: str = "mark"
+
+    def to_json(self) -> dict:
+        return {"id": self.paper_id, "kind": self.kind, "old": self.old, "new": self.new}

@@ -2,7 +2,8 @@
 
 Syntax (README "Query syntax"): plain words (all must match; the last one is a prefix while
 typing), ``"exact phrase"``, ``-word`` / ``-"phrase"`` to exclude, ``word*`` prefix, ``a OR b``,
-and filters ``is:new|to-read|read``, ``has:code``, ``in:TEXT`` (collection or seed file).
+and filters ``is:new|to-read|read``, ``has:code``, ``in:TEXT`` (collection or seed file),
+``tag:NAME`` (the reader's tags).
 User text never reaches MATCH unquoted: every term becomes a quoted FTS5 string of the tokens
 the index's tokenizer would see, so ``c++``, ``NOT``, ``[CLS]`` and ``"`` are just text.
 """
@@ -13,10 +14,13 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 
+from db.models import LibraryError
+from db.notes import tag_name
 from db.text import clean, join_tokens, search_form
 
 _TOKEN_RE = re.compile(r"[^\W_]+")
 _PIECE_RE = re.compile(r'(-?)"([^"]*)("?)|(\S+)')
+FILTER_KEYS = ("is", "has", "in", "tag")
 STATUS_FILTERS = {"new": "new", "to-read": "to-read", "toread": "to-read", "unread": "new",
                   "read": "read"}
 MAX_QUERY_CHARS = 2000  # longer input is cut: no one types more, and FTS5 cost grows with it
@@ -51,6 +55,8 @@ class Query:
     has_code: bool | None = None  # True: has:code; False: -has:code
     within: list[str] = field(default_factory=list)
     not_within: list[str] = field(default_factory=list)  # -in:TEXT
+    tags: list[str] = field(default_factory=list)  # tag:NAME (folded by db.notes.tag_name)
+    not_tags: list[str] = field(default_factory=list)  # -tag:NAME
     notices: list[str] = field(default_factory=list)
 
     @property
@@ -106,6 +112,8 @@ class Query:
             words.append("has:code" if self.has_code else "-has:code")
         words += [f"in:{w}" for w in self.within]
         words += [f"-in:{w}" for w in self.not_within]
+        words += [f"tag:{w}" for w in self.tags]
+        words += [f"-tag:{w}" for w in self.not_tags]
         return " ".join(words)
 
 
@@ -184,7 +192,7 @@ def _is_filter(piece: re.Match[str] | None) -> bool:
     if not word:
         return False
     key, sep, _ = word.partition(":")
-    return bool(sep) and key.lower() in ("is", "has", "in")
+    return bool(sep) and key.lower() in FILTER_KEYS
 
 
 def _next_to_filter(pieces: list[re.Match[str]], i: int) -> bool:
@@ -194,10 +202,10 @@ def _next_to_filter(pieces: list[re.Match[str]], i: int) -> bool:
 
 
 def _filter(q: Query, word: str, negated: bool = False) -> bool:
-    """Apply ``word`` to ``q`` if it is a filter (``is:``, ``has:``, ``in:``; with ``negated``
-    the papers it names are excluded). Returns whether it was one."""
+    """Apply ``word`` to ``q`` if it is a filter (``is:``, ``has:``, ``in:``, ``tag:``; with
+    ``negated`` the papers it names are excluded). Returns whether it was one."""
     key, sep, value = word.partition(":")
-    if not sep or key.lower() not in ("is", "has", "in"):
+    if not sep or key.lower() not in FILTER_KEYS:
         return False
     key, value = key.lower(), value.strip()
     if key == "is":
@@ -213,6 +221,11 @@ def _filter(q: Query, word: str, negated: bool = False) -> bool:
             q.has_code = not negated
         else:
             q.notices.append(f"unknown filter has:{value} ignored (use has:code)")
+    elif key == "tag":
+        try:
+            (q.not_tags if negated else q.tags).append(tag_name(value))
+        except LibraryError:
+            q.notices.append(f"tag:{value} is no tag; ignored (tags are words, like tag:moe)")
     elif value:
         (q.not_within if negated else q.within).append(value)
     return True

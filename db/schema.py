@@ -90,12 +90,25 @@ CREATE TABLE IF NOT EXISTS mark_events (   -- append-only history; undo reads it
     seq INTEGER PRIMARY KEY AUTOINCREMENT,
     batch INTEGER NOT NULL,
     at TEXT NOT NULL,
-    kind TEXT NOT NULL,             -- mark | undo | reattach
+    kind TEXT NOT NULL,             -- mark | note | tag | undo | reattach
     paper_id TEXT NOT NULL,
-    old_status TEXT NOT NULL,
-    new_status TEXT NOT NULL,
+    old_status TEXT NOT NULL,       -- note: the old note ('' none); tag: the tag removed, or ''
+    new_status TEXT NOT NULL,       -- note: the new note ('' none); tag: the tag added, or ''
     other TEXT                      -- reattach: the new paper id; undo: the batch undone
 );
+-- added after the first release: created on opening an older marks file (IF NOT EXISTS)
+CREATE TABLE IF NOT EXISTS notes (
+    paper_id TEXT PRIMARY KEY,
+    text TEXT NOT NULL,             -- one line, at most db.notes.MAX_NOTE_CHARS
+    updated_at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS tags (
+    paper_id TEXT NOT NULL,
+    tag TEXT NOT NULL,              -- folded: db.notes.tag_name()
+    added_at TEXT NOT NULL,
+    PRIMARY KEY (paper_id, tag)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS tags_by_tag ON tags(tag);
 """
 
 

@@ -84,14 +84,14 @@ def run(conn: sqlite3.Connection, text: str, status: str | None, limit: int, off
     if corrections:
         notices.append("corrected " + ", ".join(f"{a} → {b}" for a, b in corrections))
     expression = q.match_expression("all")
-    total, rows = _query(conn, q, expression, limit, offset)
+    total, rows = _query(conn, q, expression, limit, offset, "all")
     # Relax only when the words themselves find too little, not when an exclusion or a filter
     # removed their hits: else "-word" or "is:read" would bring in papers the words alone never
     # showed (a query with "-word" must never have a hit that the same query without it lacks).
     if (expression and total < FALLBACK_BELOW and len(q.positive) > 1
             and _fts_count(conn, expression) < FALLBACK_BELOW):
         relaxed = q.match_expression("any")
-        total, rows = _query(conn, q, relaxed, limit, offset)
+        total, rows = _query(conn, q, relaxed, limit, offset, "any")
         if total:
             notices.append(
                 f"no paper has all {len(q.positive)} words; showing best partial matches")
@@ -109,7 +109,7 @@ def _fts_count(conn: sqlite3.Connection, expression: str) -> int:
 def _correct(conn: sqlite3.Connection, q: Query, vocabulary) -> list[tuple[str, str]]:
     corrections = []
     for term in q.positive:
-        if len(term.tokens) != 1 or known(conn, term):
+        if len(term.tokens) != 1 or known(conn, term) or _in_a_note(conn, term.tokens[0]):
             continue
         word = term.tokens[0]
         fixed = vocabulary().correct(word)
@@ -118,6 +118,12 @@ def _correct(conn: sqlite3.Connection, q: Query, vocabulary) -> list[tuple[str, 
             term.prefix = False
             corrections.append((word, fixed))
     return corrections
+
+
+def _in_a_note(conn: sqlite3.Connection, word: str) -> bool:
+    """Whether some note has ``word`` (then it is no typo, though the index lacks it)."""
+    return conn.execute("SELECT 1 FROM m.notes WHERE lower(text) LIKE ? LIMIT 1",
+                        (f"%{word}%",)).fetchone() is not None
 
 
 def _where(q: Query) -> tuple[list[str], list]:
@@ -138,6 +144,11 @@ def _where(q: Query) -> tuple[list[str], list]:
                            "AND f.display LIKE ? ESCAPE '\\'))")
             like = "%" + value.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
             params += [like, like]
+    for values, negate in ((q.tags, ""), (q.not_tags, "NOT ")):
+        for value in values:
+            clauses.append(f"{negate}EXISTS (SELECT 1 FROM m.tags t WHERE t.paper_id = p.id "
+                           "AND t.tag = ?)")
+            params.append(value)
     exclusion = q.exclusion_expression()
     if exclusion:
         clauses.append("p.rowid NOT IN (SELECT rowid FROM papers_fts WHERE papers_fts MATCH ?)")
@@ -145,8 +156,35 @@ def _where(q: Query) -> tuple[list[str], list]:
     return clauses, params
 
 
+def _note_match(conn: sqlite3.Connection, q: Query, mode: str) -> tuple[str, list] | None:
+    """SQL for the papers whose note (in the marks file) has the query's words, as plain text
+    (``mode`` "all" or "any" as for the FTS expression), or None when no paper has a note.
+
+    Notes are matched here rather than in the FTS index because the index is disposable and
+    the notes are not: a rebuild must not be needed to find a note written a second ago.
+    """
+    if not q.positive or not conn.execute("SELECT 1 FROM m.notes LIMIT 1").fetchone():
+        return None
+    groups: dict[int, list[str]] = {}
+    parts: list[str] = []
+    params: list = []
+    for term in q.positive:
+        like = "lower(n.text) LIKE ?"
+        params.append("%" + " ".join(term.tokens) + "%")  # tokens hold no % or _
+        if term.or_group:
+            if term.or_group not in groups:
+                groups[term.or_group] = []
+                parts.append(f"@{term.or_group}")
+            groups[term.or_group].append(like)
+        else:
+            parts.append(like)
+    rendered = ["(" + " OR ".join(groups[int(p[1:])]) + ")" if p.startswith("@") else p
+                for p in parts]
+    return (" AND " if mode == "all" else " OR ").join(rendered), params
+
+
 def _query(conn: sqlite3.Connection, q: Query, expression: str | None, limit: int,
-           offset: int) -> tuple[int, list]:
+           offset: int, mode: str = "all") -> tuple[int, list]:
     clauses, params = _where(q)
     joins = "FROM papers p LEFT JOIN m.marks k ON k.paper_id = p.id"
     if expression is None:
@@ -159,13 +197,21 @@ def _query(conn: sqlite3.Connection, q: Query, expression: str | None, limit: in
     weights = ", ".join(str(w) for w in BM25_WEIGHTS)
     matched = (f"SELECT rowid, bm25(papers_fts, {weights}) AS score FROM papers_fts "
                "WHERE papers_fts MATCH ?")
+    match_params = [expression]
+    notes = _note_match(conn, q, mode)
+    if notes is not None:  # papers found by their note alone come after every bm25 hit
+        matched += (" UNION ALL SELECT np.rowid, 0.0 FROM m.notes n JOIN papers np ON "
+                    f"np.id = n.paper_id WHERE ({notes[0]}) AND np.rowid NOT IN "
+                    "(SELECT rowid FROM papers_fts WHERE papers_fts MATCH ?)")
+        match_params += [*notes[1], expression]
     base = (f"FROM ({matched}) hit JOIN papers p ON p.rowid = hit.rowid "
             + joins[len("FROM papers p"):])
     where = (" WHERE " + " AND ".join(clauses)) if clauses else ""
-    total = conn.execute(f"SELECT count(*) {base}{where}", [expression, *params]).fetchone()[0]
+    total = conn.execute(f"SELECT count(*) {base}{where}",
+                         [*match_params, *params]).fetchone()[0]
     rows = conn.execute(
         f"SELECT {_HIT_COLUMNS}, -hit.score {base}{where} ORDER BY hit.score, p.first_file, "
-        "p.first_pos LIMIT ? OFFSET ?", [expression, *params, limit, offset]).fetchall()
+        "p.first_pos LIMIT ? OFFSET ?", [*match_params, *params, limit, offset]).fetchall()
     return total, rows
 
 
@@ -179,8 +225,13 @@ def _hits(conn: sqlite3.Connection, rows: list) -> list[Hit]:
             f"SELECT s.paper_id, f.display, s.position FROM sources s JOIN files f "
             f"ON f.path = s.file WHERE s.paper_id IN ({marks}) ORDER BY s.file, s.position", ids):
         sources[pid].append(Source(display, position))
+    tags: dict[str, list[str]] = {i: [] for i in ids}
+    for pid, tag in conn.execute(f"SELECT paper_id, tag FROM m.tags WHERE paper_id IN ({marks}) "
+                                 "ORDER BY tag", ids):
+        tags[pid].append(tag)
     return [Hit(id=r[0], name=r[1], title=r[2], headline=r[3], status=r[4], collection=r[5],
-                code_url=r[6], score=float(r[7]), sources=tuple(sources[r[0]])) for r in rows]
+                code_url=r[6], score=float(r[7]), sources=tuple(sources[r[0]]),
+                tags=tuple(tags[r[0]])) for r in rows]
 
 
 def paper_row_sql() -> str:
@@ -193,6 +244,7 @@ def paper_row_sql() -> str:
 def paper_from_row(conn: sqlite3.Connection, row) -> dict:
     """Keyword arguments for :class:`db.models.Paper` from a :func:`paper_row_sql` row."""
     hit = _hits(conn, [row[:8]])[0]
+    note = conn.execute("SELECT text FROM m.notes WHERE paper_id = ?", (hit.id,)).fetchone()
     return {**{f: getattr(hit, f) for f in Hit.__dataclass_fields__},
             "abstract_source": row[8], "abstract_markup": row[9],
-            "urls": tuple(json.loads(row[10]))}
+            "urls": tuple(json.loads(row[10])), "note": note[0] if note else ""}

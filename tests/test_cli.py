@@ -11,7 +11,7 @@ import pytest
 from tests.db_support import FILE_A, FILE_B, QUERIES
 
 HIT_KEYS = {"id", "short_id", "name", "title", "headline", "status", "score", "collection",
-            "code_url", "sources"}
+            "code_url", "sources", "tags"}
 RESULT_KEYS = {"query", "effective_query", "notice", "total", "hits"}
 # the keys, and "notices" (the README documents it: e.g. "the index was damaged ...")
 SYNC_KEYS = {"papers", "added", "removed", "changed", "reattached", "orphans", "seconds", "files",
@@ -76,7 +76,7 @@ def test_search_json_shape(run_cli):
                     "keeping LLMs frozen.",
         "status": "new", "collection": "ICML 2025",
         "code_url": "https://github.com/Baijiong-Lin/PARM",
-        "sources": [{"file": FILE_A, "position": 1}]}
+        "sources": [{"file": FILE_A, "position": 1}], "tags": []}
     assert hit["score"] > 0
 
 
@@ -120,7 +120,7 @@ def test_show_json_and_prefixes(run_cli):
     full = run_cli("show", "0412d482992496cb", "--json")
     assert full.exit_code == 0
     data = full.json()
-    assert set(data) == HIT_KEYS | {"abstract", "abstract_source", "urls"}
+    assert set(data) == HIT_KEYS | {"abstract", "abstract_source", "urls", "note"}
     assert data["urls"] == ["https://github.com/Baijiong-Lin/PARM"]
     assert data["abstract_source"].startswith("Multi-objective test-time alignment aims")
     assert "**PARM**" not in data["abstract"] and "PARM" in data["abstract"]
@@ -144,9 +144,9 @@ def test_mark_list_undo_and_stats(run_cli):
     marked = run_cli("mark", "0412d482", "722b41c7", "--to-read", "--json")
     assert marked.exit_code == 0
     assert marked.json() == {"changed": [
-        {"id": "0412d482992496cb", "old": "new", "new": "to-read"},
-        {"id": "722b41c7" + marked.json()["changed"][1]["id"][8:], "old": "new",
-         "new": "to-read"}]}
+        {"id": "0412d482992496cb", "kind": "mark", "old": "new", "new": "to-read"},
+        {"id": "722b41c7" + marked.json()["changed"][1]["id"][8:], "kind": "mark",
+         "old": "new", "new": "to-read"}]}
     assert run_cli("mark", "0412", "--read").stdout == (
         "marked 1 paper(s) read\n  0412d482  to-read → read\n")
     to_read = run_cli("list", "--status", "to-read", "--json").json()
@@ -163,7 +163,7 @@ def test_mark_list_undo_and_stats(run_cli):
     assert set(stats) == STATS_KEYS
 
     assert run_cli("undo", "--json").json() == {"changed": [
-        {"id": "0412d482992496cb", "old": "read", "new": "to-read"}]}
+        {"id": "0412d482992496cb", "kind": "mark", "old": "read", "new": "to-read"}]}
     assert run_cli("undo").stdout.startswith("undid 2 mark(s)\n")
     assert run_cli("undo").stdout == "nothing to undo\n"
     assert run_cli("stats", "--json").json()["status"] == {"new": 35, "to-read": 0, "read": 0}

@@ -20,6 +20,7 @@ import click
 from db import Library, LibraryError
 from db.text import one_line
 from tui.cli_marks import register as register_marks
+from tui.cli_reader import register as register_reader
 
 GLYPHS = {"new": "·", "to-read": "»", "read": "✓"}
 ASCII_GLYPHS = {"new": ".", "to-read": ">", "read": "x"}
@@ -50,9 +51,10 @@ def _non_empty(ctx: click.Context, param: click.Parameter, value):
 class Context:
     """What the group's options give every command: a lazily opened, synced library."""
 
-    def __init__(self, seeds: tuple[str, ...], data_dir: str | None):
+    def __init__(self, seeds: tuple[str, ...], data_dir: str | None, ascii_only: bool = False):
         self.seeds = list(seeds) or None
         self.data_dir = data_dir
+        self.ascii_only = ascii_only
         self._library: Library | None = None
 
     @property
@@ -83,18 +85,21 @@ pass_context = click.make_pass_decorator(Context)
 @click.option("--data-dir", metavar="DIR", envvar="PAPERTRAY_DATA_DIR", callback=_non_empty,
               help="Keep index.sqlite and marks.sqlite in DIR. Default: $PAPERTRAY_DATA_DIR or "
                    "the platform's cache and data folders.")
+@click.option("--ascii", "ascii_only", is_flag=True,
+              help="The browser without colour and with ASCII marks (as NO_COLOR does).")
 @click.version_option(package_name="papertray")
 @click.pass_context
-def cli(ctx: click.Context, seeds: tuple[str, ...], data_dir: str | None) -> None:
+def cli(ctx: click.Context, seeds: tuple[str, ...], data_dir: str | None,
+        ascii_only: bool) -> None:
     """papertray: search, skim and triage research-paper abstracts.
 
     Without a command, opens the browser.
     """
-    ctx.obj = Context(seeds, data_dir)
+    ctx.obj = Context(seeds, data_dir, ascii_only)
     if ctx.invoked_subcommand is None:
         from tui.app import run_app
 
-        run_app(ctx.obj.seeds, ctx.obj.data_dir)
+        run_app(ctx.obj.seeds, ctx.obj.data_dir, ascii_only=ascii_only or None)
 
 
 @cli.result_callback()
@@ -231,12 +236,17 @@ def undo(obj: Context, as_json: bool) -> None:
 
 def _print_changes(changes, as_json: bool, summary: str) -> None:
     if as_json:
-        _emit_json({"changed": [{"id": c.paper_id, "old": c.old, "new": c.new}
-                                for c in changes]})
+        _emit_json({"changed": [c.to_json() for c in changes]})
         return
     click.echo(summary)
     for c in changes:
-        click.echo(f"  {c.paper_id[:8]}  {c.old} → {c.new}")
+        if c.kind == "tag":
+            click.echo(f"  {c.paper_id[:8]}  tag {'+' + c.new if c.new else '-' + c.old}")
+        elif c.kind == "note":
+            click.echo(f"  {c.paper_id[:8]}  note {one_line(c.old) or '(none)'!r} → "
+                       f"{one_line(c.new) or '(none)'!r}")
+        else:
+            click.echo(f"  {c.paper_id[:8]}  {c.old} → {c.new}")
 
 
 @cli.command()
@@ -279,6 +289,7 @@ def orphans(obj: Context, as_json: bool) -> None:
 
 
 register_marks(cli, pass_context)
+register_reader(cli, pass_context)
 
 
 _signalled = [signal.SIGINT]

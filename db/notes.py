@@ -1,0 +1,158 @@
+"""Notes and tags: what the reader writes about a paper, kept in the marks file beside the marks.
+
+A paper has at most one note (one line of text) and any number of tags (folded words such as
+``moe`` or ``to-cite``). Every change is one short transaction that also appends to
+``mark_events`` (kinds ``note`` and ``tag``), so ``undo`` takes it back like a mark, and other
+windows see it (the marks file's version grows). The tables are created on opening a marks file
+of an older papertray (``CREATE TABLE IF NOT EXISTS`` in :data:`db.schema.MARKS_DDL`).
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+import unicodedata
+from collections.abc import Iterable
+
+from db.marks import _next_batch, now
+from db.models import LibraryError, MarkChange
+from db.text import clean, one_line
+
+#: Characters of a note kept (a note is a reminder, not a review; longer text is cut).
+MAX_NOTE_CHARS = 2000
+#: Characters of a tag kept.
+MAX_TAG_CHARS = 40
+_TAG_DROP_RE = re.compile(r"[^\w.+/-]+")
+
+
+def tag_name(text: str) -> str:
+    """The stored form of a tag: ``#MoE`` → ``moe``, ``Read Later`` → ``read-later``.
+
+    NFKC, case-folded, a leading ``#`` dropped, white space made ``-``, characters other than
+    letters, digits and ``_ . + / -`` dropped, at most :data:`MAX_TAG_CHARS`. Raises
+    :class:`LibraryError` when nothing is left.
+    """
+    folded = unicodedata.normalize("NFKC", clean(text or "")).casefold().strip().lstrip("#")
+    name = _TAG_DROP_RE.sub("", re.sub(r"\s+", "-", folded)).strip("-")[:MAX_TAG_CHARS]
+    if not name:
+        raise LibraryError(f"{text!r} is not a tag: use letters, digits and - _ . + /")
+    return name
+
+
+def note_text(text: str) -> str:
+    """A note as stored: one line, control characters removed, at most :data:`MAX_NOTE_CHARS`."""
+    return one_line(text or "").strip()[:MAX_NOTE_CHARS]
+
+
+def note_of(conn: sqlite3.Connection, paper_id: str) -> str:
+    """The note of ``paper_id`` ("" when none)."""
+    row = conn.execute("SELECT text FROM notes WHERE paper_id=?", (paper_id,)).fetchone()
+    return row[0] if row else ""
+
+
+def set_note(conn: sqlite3.Connection, paper_id: str, text: str) -> list[MarkChange]:
+    """Replace the note of ``paper_id`` (an empty ``text`` deletes it); one undoable step.
+
+    Returns ``[MarkChange(paper_id, old, new, "note")]``, or ``[]`` when the note is unchanged.
+    """
+    text = note_text(text)
+    stamp = now()
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        old = note_of(conn, paper_id)
+        if old == text:
+            conn.execute("COMMIT")
+            return []
+        write_note(conn, paper_id, text, stamp)
+        conn.execute(
+            "INSERT INTO mark_events(batch, at, kind, paper_id, old_status, new_status) "
+            "VALUES (?,?,?,?,?,?)", (_next_batch(conn), stamp, "note", paper_id, old, text))
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    return [MarkChange(paper_id, old, text, "note")]
+
+
+def write_note(conn: sqlite3.Connection, paper_id: str, text: str, stamp: str) -> None:
+    """Store ``text`` as the note (delete it when ""), inside the caller's transaction."""
+    if text:
+        conn.execute("INSERT INTO notes(paper_id, text, updated_at) VALUES (?,?,?) "
+                     "ON CONFLICT(paper_id) DO UPDATE SET text=excluded.text, "
+                     "updated_at=excluded.updated_at", (paper_id, text, stamp))
+    else:
+        conn.execute("DELETE FROM notes WHERE paper_id=?", (paper_id,))
+
+
+def change_tags(conn: sqlite3.Connection, ids: Iterable[str], tags: Iterable[str],
+                remove: bool = False) -> list[MarkChange]:
+    """Add ``tags`` to (or with ``remove`` take them from) every paper in ``ids``; one undoable
+    step. Returns one change per tag added or removed (tags already there, or already absent,
+    are left out). Raises :class:`LibraryError` for a tag that is no tag (:func:`tag_name`).
+    """
+    names = list(dict.fromkeys(tag_name(t) for t in tags))
+    changes: list[MarkChange] = []
+    stamp = now()
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        batch = _next_batch(conn)
+        for paper_id in dict.fromkeys(ids):
+            for name in names:
+                if write_tag(conn, paper_id, name, not remove, stamp):
+                    old, new = (name, "") if remove else ("", name)
+                    conn.execute(
+                        "INSERT INTO mark_events(batch, at, kind, paper_id, old_status, "
+                        "new_status) VALUES (?,?,?,?,?,?)",
+                        (batch, stamp, "tag", paper_id, old, new))
+                    changes.append(MarkChange(paper_id, old, new, "tag"))
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    return changes
+
+
+def write_tag(conn: sqlite3.Connection, paper_id: str, name: str, present: bool,
+              stamp: str) -> bool:
+    """Add (``present``) or remove one tag, inside the caller's transaction; True if it changed."""
+    if present:
+        cursor = conn.execute("INSERT OR IGNORE INTO tags(paper_id, tag, added_at) "
+                              "VALUES (?,?,?)", (paper_id, name, stamp))
+    else:
+        cursor = conn.execute("DELETE FROM tags WHERE paper_id=? AND tag=?", (paper_id, name))
+    return cursor.rowcount > 0
+
+
+def undo_event(conn: sqlite3.Connection, kind: str, paper_id: str, old: str, new: str,
+               stamp: str) -> MarkChange:
+    """Take back one ``note`` or ``tag`` event inside the caller's transaction (used by
+    :func:`db.marks.undo`); returns the change the undo made."""
+    if kind == "note":
+        current = note_of(conn, paper_id)
+        write_note(conn, paper_id, old, stamp)
+        return MarkChange(paper_id, current, old, "note")
+    if new:  # the tag was added: remove it
+        write_tag(conn, paper_id, new, False, stamp)
+        return MarkChange(paper_id, new, "", "tag")
+    write_tag(conn, paper_id, old, True, stamp)
+    return MarkChange(paper_id, "", old, "tag")
+
+
+def move(conn: sqlite3.Connection, old_id: str, new_id: str) -> None:
+    """Move the note and tags of ``old_id`` to ``new_id`` (a mark re-attached after an edit),
+    inside the caller's transaction; what ``new_id`` has already is kept."""
+    conn.execute("UPDATE OR IGNORE notes SET paper_id=? WHERE paper_id=?", (new_id, old_id))
+    conn.execute("UPDATE OR IGNORE tags SET paper_id=? WHERE paper_id=?", (new_id, old_id))
+
+
+def annotations(conn: sqlite3.Connection) -> list[dict]:
+    """Every paper with a note or tags, for exports: ``[{"id", "note", "tags": [...]}]``, by id.
+
+    Papers no longer in the index are included (their notes are kept, like orphan marks).
+    """
+    found: dict[str, dict] = {}
+    for paper_id, text in conn.execute("SELECT paper_id, text FROM notes"):
+        found[paper_id] = {"id": paper_id, "note": text, "tags": []}
+    for paper_id, name in conn.execute("SELECT paper_id, tag FROM tags ORDER BY tag"):
+        found.setdefault(paper_id, {"id": paper_id, "note": "", "tags": []})["tags"].append(name)
+    return [found[k] for k in sorted(found)]
