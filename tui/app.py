@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import signal
 from collections.abc import Iterable
 from typing import ClassVar
@@ -23,9 +24,11 @@ from textual.driver import Driver
 from textual.widgets import Footer
 from textual.worker import Worker, WorkerState
 
+from db.paths import DataPaths
 from db.text import one_line
 from tui.commands import TriageCommands
 from tui.display import glyphs_for, wants_ascii
+from tui.reader import WIDE_AT, ReaderTools
 from tui.screens import HelpScreen, key_help
 from tui.searching import SearchingApp
 from tui.terminal import paste_safe
@@ -48,8 +51,6 @@ from tui.workers import (
     SyncProgressed,
 )
 
-#: Terminal width (columns) from which the table and the abstract sit side by side.
-WIDE_AT = 120
 #: Hits the table holds at most; more are loaded as the cursor moves.
 PAGE_SIZE = 200
 #: Seconds after the last keystroke before the search runs.
@@ -58,7 +59,7 @@ DEBOUNCE_S = 0.08
 POLL_S = 2.0
 
 
-class PapertrayApp(SearchingApp):
+class PapertrayApp(ReaderTools, SearchingApp):
     """The browser. Build it with :func:`make_app`."""
 
     CSS_PATH = "papertray.tcss"
@@ -104,6 +105,22 @@ class PapertrayApp(SearchingApp):
                 tooltip="Scroll the abstract down a line"),
         Binding("K", "scroll_abstract('up')", "scroll up", show=False, id="app.scroll-up",
                 tooltip="Scroll the abstract up a line"),
+        Binding("s", "similar", "similar", show=False, id="app.similar",
+                tooltip="Papers most like this one (the query like:ID)"),
+        Binding("S", "like_to_read", "like to-read", show=False, id="app.like-to-read",
+                tooltip="New papers most like your to-read list (the query like:to-read)"),
+        Binding("a", "edit_note", "note", show=False, id="app.note",
+                tooltip="Write a note on the paper (Enter saves, Esc cancels)"),
+        Binding("number_sign", "add_tags", "tag", show=False, id="app.tag",
+                tooltip="Tag the paper (find tags with tag:NAME; -NAME removes one)"),
+        Binding("y", "copy('link')", "copy link", show=False, id="app.copy-link",
+                tooltip="Copy the paper's link to the clipboard (works over SSH)"),
+        Binding("Y", "copy('abstract')", "copy abstract", show=False, id="app.copy-abstract",
+                tooltip="Copy the abstract to the clipboard"),
+        Binding("c", "copy('citation')", "copy BibTeX", show=False, id="app.copy-citation",
+                tooltip="Copy a BibTeX citation of the paper to the clipboard"),
+        Binding("L", "cycle_layout", "layout", show=False, id="app.layout",
+                tooltip="Switch the layout: automatic, stacked, side by side"),
         Binding("q", "quit", "quit", id="app.quit",
                 tooltip="Quit (marks are saved as you make them)"),
         Binding("ctrl+q", "quit", "quit", show=False, priority=True, id="app.quit-anywhere",
@@ -128,6 +145,7 @@ class PapertrayApp(SearchingApp):
         self._reported: set[tuple[str, str]] = set()
         self._init_search()
         self._init_workers()
+        self._init_reader(DataPaths.resolve(data_dir).marks)
 
     def get_driver_class(self) -> type[Driver]:
         """Textual's driver for this terminal, with bracketed pastes kept whole
@@ -157,6 +175,7 @@ class PapertrayApp(SearchingApp):
 
     def on_mount(self) -> None:
         self.main_screen.set_class(self.no_color, "-no-color")
+        self._restore_settings()
         self.table.focus()
         self.panel.show_message(Text("opening the library…"))
         self.open_library()
@@ -258,7 +277,8 @@ class PapertrayApp(SearchingApp):
 
     def _predicted(self) -> dict[str, str]:
         """Paper id → the status its unsaved marks will give it."""
-        return {paper_id: op.status for op in self._unsaved for paper_id in op.ids}
+        return {paper_id: op.status for op in self._unsaved if op.kind == "set"
+                for paper_id in op.ids}
 
     def action_mark(self, status: str) -> None:
         """Mark the cursor paper ``status`` (or back to new if it has it) and move on.
@@ -307,6 +327,8 @@ class PapertrayApp(SearchingApp):
                 self.table.move_cursor(row=row)
         if not self._unsaved:  # else the counts shown include marks still on their way
             self._show_counts(message.counts)
+            if message.annotated:  # a note or tags changed: read the rows and the paper anew
+                self._search(focus=FOLLOW_CURSOR, offset=self.table.window_offset)
         self._marks_version = message.version  # our own writes are not "another window's"
         for error in message.errors:
             self.notify(f"mark not saved: {one_line(error)}", severity="error", markup=False)
@@ -383,14 +405,18 @@ def make_app(seeds: list[str] | None = None, data_dir: str | None = None,
     return PapertrayApp(seeds, data_dir, **options)
 
 
-def run_app(seeds: list[str] | None = None, data_dir: str | None = None) -> None:
-    """Run the browser in this terminal until the reader quits.
+def run_app(seeds: list[str] | None = None, data_dir: str | None = None,
+            ascii_only: bool | None = None) -> None:
+    """Run the browser in this terminal until the reader quits. ``ascii_only`` (``--ascii``):
+    no colour and ASCII marks, as under NO_COLOR; None decides from the terminal.
 
     SIGTERM, SIGHUP (the SSH connection dropped) and SIGINT end it the way ``q`` does: queued
     marks are written, the library is closed and the terminal is restored. A sync that was
     running is abandoned; its transaction rolls back, so the previous index stays whole.
     """
-    app = make_app(seeds, data_dir)
+    if ascii_only:  # Textual reads NO_COLOR as the app starts: no colour at all
+        os.environ["NO_COLOR"] = "1"
+    app = make_app(seeds, data_dir, ascii_only=ascii_only)
 
     async def main() -> None:
         loop = asyncio.get_running_loop()

@@ -162,9 +162,11 @@ def abstract_text(markup: str, terms: Sequence[str], highlight: str | Style,
 
 def paper_text(paper: Paper, terms: Sequence[str], glyphs: Mapping[str, str],
                styles: Mapping[str, str | Style]) -> Text:
-    """The abstract panel's content: label and status, collection and sources, code, abstract.
+    """The abstract panel's content: label and status, collection and sources, code, tags,
+    note, abstract.
 
-    ``styles`` maps ``label``, ``meta``, ``highlight``, ``math`` and each status to a style.
+    ``styles`` maps ``label``, ``meta``, ``highlight``, ``math``, ``tag``, ``note`` and each
+    status to a style. The reader's tags and note come under the links, above the abstract.
     """
     out = Text(end="")
     out.append_text(plain(paper.title or paper.name or paper.short_id, styles["label"]))
@@ -180,6 +182,12 @@ def paper_text(paper: Paper, terms: Sequence[str], glyphs: Mapping[str, str],
     if paper.code_url:
         out.append("\ncode ", styles["meta"])
         out.append_text(plain(paper.code_url))
+    if paper.tags:
+        out.append("\ntags ", styles["meta"])
+        out.append_text(plain(" ".join("#" + tag for tag in paper.tags), styles.get("tag", "")))
+    if paper.note:
+        out.append("\nnote ", styles["meta"])
+        out.append_text(plain(paper.note, styles.get("note", "")))
     out.append("\n\n")
     out.append_text(abstract_text(paper.abstract_markup, terms, styles["highlight"],
                                   styles["math"]))

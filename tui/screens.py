@@ -25,6 +25,8 @@ QUERY_SYNTAX = (
     ("is:to-read has:code", "filters: is:new, is:to-read, is:read, has:code"),
     ("-is:read -has:code", "a filter with - excludes what it names"),
     ("in:icml", "papers whose collection or seed file name contains icml"),
+    ("tag:moe", "papers you tagged moe (your notes' words are searched too)"),
+    ("like:0412d482", "papers most like that one (s); like:to-read: like your list (S)"),
 )
 
 

@@ -50,6 +50,9 @@ class SearchingApp(LibraryWorkers, App[None]):
         self._ghosts: list[events.Key | events.Paste] = []  # released, then held again meanwhile
         self._awaiting_input = False
 
+    def _save_settings(self) -> None:
+        """Remember the filter (the subclass knows where)."""
+
     def _predicted(self) -> dict[str, str]:
         """Paper id → the status that marks still on their way will give it (the subclass
         knows; an answer read before they were written shows them anyway)."""
@@ -178,6 +181,7 @@ class SearchingApp(LibraryWorkers, App[None]):
         """Show only papers with ``status`` (``all`` shows every paper)."""
         self.status_filter = status
         self.header.status_filter = status
+        self._save_settings()
         self._search(focus=self.table.current_id)
 
     def action_next_new(self, step: int) -> None:

@@ -109,15 +109,20 @@ class MarksSaved(Message):
     """
 
     def __init__(self, done: int, statuses: dict[str, str], undone: list[list[MarkChange]],
-                 counts: dict[str, int], errors: list[str], version: int = 0) -> None:
+                 counts: dict[str, int], errors: list[str], version: int = 0,
+                 annotated: list[MarkChange] | None = None) -> None:
         super().__init__()
         self.done, self.statuses, self.undone = done, statuses, undone
         self.counts, self.errors, self.version = counts, errors, version
+        self.annotated = annotated or []
+        """Notes and tags changed by these steps (undos included): the rows must be read anew."""
 
 
 @dataclass(frozen=True, slots=True)
 class MarkOp:
-    """One queued marking step: ``set`` ``ids`` to ``status``, or ``undo`` the latest step."""
+    """One queued step: ``set`` ``ids`` to ``status``; ``note`` (``status`` is the note's text);
+    ``tag`` (``status`` is tag names separated by spaces, ``-name`` removes one); or ``undo``
+    the latest step."""
 
     kind: str
     ids: tuple[str, ...] = ()
@@ -253,6 +258,7 @@ class LibraryWorkers:
         assert library is not None
         with self._mark_lock:  # a newer worker waits here, then writes what is left
             done, touched, undone, errors = 0, {}, [], []
+            annotated: list[MarkChange] = []
             while self._mark_queue:
                 op = self._mark_queue.popleft()
                 done += 1
@@ -262,13 +268,24 @@ class LibraryWorkers:
                         changes = library.undo()
                         undone.append(changes)
                         touched.update(dict.fromkeys(c.paper_id for c in changes))
+                        annotated += [c for c in changes if c.kind != "mark"]
+                    elif op.kind == "note":
+                        annotated += library.set_note(op.ids[0], op.status)
+                    elif op.kind == "tag":
+                        names = op.status.split()
+                        for remove in (False, True):
+                            chosen = [n[1:] if remove else n for n in names
+                                      if n.startswith("-") == remove and n.strip("-")]
+                            if chosen:
+                                annotated += library.tag(op.ids, chosen, remove=remove)
                     else:
                         library.set_status(op.ids, op.status)
                 except (LibraryError, sqlite3.Error) as exc:
                     errors.append(str(exc))
             if done and post:
                 self.post_message(MarksSaved(done, _statuses(library, touched), undone,
-                                             library.counts(), errors, library.marks_version()))
+                                             library.counts(), errors, library.marks_version(),
+                                             annotated))
 
 
 def _statuses(library: Library, paper_ids: dict[str, None]) -> dict[str, str]:

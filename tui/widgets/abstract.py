@@ -23,7 +23,8 @@ class AbstractPanel(VerticalScroll, can_focus=False):
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
         "abstract--label", "abstract--meta", "abstract--highlight", "abstract--math",
-        "abstract--new", "abstract--to-read", "abstract--read",
+        "abstract--new", "abstract--to-read", "abstract--read", "abstract--tag",
+        "abstract--note",
     }
 
     def __init__(self, glyphs: Mapping[str, str], **kwargs) -> None:
@@ -61,6 +62,7 @@ class AbstractPanel(VerticalScroll, can_focus=False):
         assert self.paper is not None
         style = self.get_component_rich_style
         styles = {name: style(f"abstract--{name}", partial=True)
-                  for name in ("label", "meta", "highlight", "math", "new", "to-read", "read")}
+                  for name in ("label", "meta", "highlight", "math", "new", "to-read", "read",
+                               "tag", "note")}
         body = paper_text(self.paper, self.terms, self.glyphs, styles)
         self.query_one("#abstract-body", Static).update(body)

@@ -49,6 +49,7 @@ class ResultsTable(DataTable, inherit_bindings=False):
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
         "results--new", "results--to-read", "results--read", "results--id", "results--name",
+        "results--tags",
     }
 
     class PageWanted(Message):
@@ -72,7 +73,7 @@ class ResultsTable(DataTable, inherit_bindings=False):
         self.total = 0
         """Number of hits of the query (loaded or not)."""
         self._hits: dict[str, Hit] = {}
-        self._widths: tuple[int, int] = (0, 0)
+        self._widths: tuple[int, int, int] = (0, 0, 0)
         self._wanted: int | None = None
         self._ahead = 0  # rows the cursor still has to move once the wanted window arrives
 
@@ -217,12 +218,15 @@ class ResultsTable(DataTable, inherit_bindings=False):
         if self._column_widths() != self._widths:
             self._fill(self.current_id, self.cursor_row)
 
-    def _column_widths(self) -> tuple[int, int]:
+    def _column_widths(self) -> tuple[int, int, int]:
+        """Widths of the name, tags (0: no paper in the window has a tag) and headline."""
         width = self.scrollable_content_region.width
         name = max(6, min(18, width // 5))
-        # three columns, each with cell padding on both sides, plus the one-cell mark column
-        headline = max(4, width - name - 1 - 6 * self.cell_padding)
-        return name, headline
+        tags = min(max((len(_tags_text(h)) for h in self._hits.values()), default=0), width // 5)
+        # the columns, each with cell padding on both sides, plus the one-cell mark column
+        columns = 4 if tags else 3
+        headline = max(4, width - name - tags - 1 - 2 * columns * self.cell_padding)
+        return name, tags, headline
 
     def _fill(self, focus: str | int | None, fallback: int) -> None:
         widths = self._column_widths()
@@ -233,7 +237,9 @@ class ResultsTable(DataTable, inherit_bindings=False):
             self.clear(columns=True)
             self.add_column("", width=1, key="mark")
             self.add_column("name", width=widths[0], key="name")
-            self.add_column("headline", width=widths[1], key="headline")
+            if widths[1]:
+                self.add_column("tags", width=widths[1], key="tags")
+            self.add_column("headline", width=widths[2], key="headline")
         for hit in self._hits.values():
             self.add_row(*self._cells(hit), key=hit.id)
         if not self.row_count:
@@ -246,12 +252,16 @@ class ResultsTable(DataTable, inherit_bindings=False):
             row = fallback
         self.move_cursor(row=min(max(row, 0), self.row_count - 1), animate=False)
 
-    def _cells(self, hit: Hit) -> tuple[Text, Text, Text]:
+    def _cells(self, hit: Hit) -> tuple[Text, ...]:
         if hit.name:
             name = plain(hit.name, self._style("name"))
         else:
             name = plain(hit.short_id, self._style("id"))
-        return self._mark_cell(hit.status), name, plain(hit.title or hit.headline)
+        headline = plain(hit.title or hit.headline)
+        if not self._widths[1]:
+            return self._mark_cell(hit.status), name, headline
+        return (self._mark_cell(hit.status), name, plain(_tags_text(hit), self._style("tags")),
+                headline)
 
     def _mark_cell(self, status: str) -> Text:
         return Text(self.glyphs[status], style=self._style(status), end="")
@@ -259,6 +269,11 @@ class ResultsTable(DataTable, inherit_bindings=False):
     def _style(self, component: str) -> Style:
         # partial: only what the .tcss sets, so the cursor row keeps its own background
         return self.get_component_rich_style(f"results--{component}", partial=True)
+
+
+def _tags_text(hit: Hit) -> str:
+    """The tags column of a hit: ``#moe #rl`` ("" when it has none)."""
+    return " ".join("#" + tag for tag in hit.tags)
 
 
 class ResultsPane(Vertical):

@@ -1,0 +1,70 @@
+"""The browser's remembered settings: a small JSON file in the data folder, beside the marks.
+
+Not in the index (a rebuild would forget them) and not in the marks file (they are not the
+reader's data, and a bad one must never stand between the reader and the marks). A settings file
+that cannot be read is ignored with a one-line notice; writing is atomic (temp file + rename).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+SETTINGS_FILE = "settings.json"
+FILTERS = ("all", "new", "to-read", "read")
+LAYOUTS = ("auto", "stacked", "side")
+
+
+@dataclass(slots=True)
+class Settings:
+    """``filter``: the status filter (all/new/to-read/read); ``theme``: a Textual theme name
+    (None: Textual's default); ``layout``: ``auto`` (side by side from 120 columns),
+    ``stacked`` or ``side``."""
+
+    filter: str = "all"
+    theme: str | None = None
+    layout: str = "auto"
+
+    @classmethod
+    def load(cls, path: Path) -> tuple[Settings, str]:
+        """The settings in ``path`` and a notice ("" when all is well). A missing file gives the
+        defaults quietly; an unreadable or malformed one gives the defaults and says so. Values
+        that are not valid are dropped one by one (the others are kept)."""
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return cls(), ""
+        except (OSError, UnicodeDecodeError, ValueError) as exc:
+            return cls(), f"settings file {path.name} ignored ({type(exc).__name__}); " \
+                          "defaults are used and it is rewritten on the next change"
+        if not isinstance(data, dict):
+            return cls(), f"settings file {path.name} ignored (not a JSON object)"
+        settings = cls()
+        if data.get("filter") in FILTERS:
+            settings.filter = data["filter"]
+        if isinstance(data.get("theme"), str) and data["theme"]:
+            settings.theme = data["theme"][:100]
+        if data.get("layout") in LAYOUTS:
+            settings.layout = data["layout"]
+        return settings, ""
+
+    def save(self, path: Path) -> bool:
+        """Write the settings to ``path`` atomically; False (and nothing raised) when the folder
+        cannot be written: a setting is not worth an error."""
+        tmp = path.with_name(path.name + ".tmp")
+        try:
+            tmp.write_text(json.dumps(asdict(self), indent=2) + "\n", encoding="utf-8")
+            os.replace(tmp, path)
+        except OSError:
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+            return False
+        return True
+
+
+def settings_path(marks_file: Path) -> Path:
+    """Where the settings live: beside ``marks.sqlite`` (the data folder)."""
+    return marks_file.with_name(SETTINGS_FILE)

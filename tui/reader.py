@@ -1,0 +1,144 @@
+"""The reader's tools in the browser: similar papers, notes and tags, copying, layout and the
+remembered settings (a mixin for :class:`tui.app.PapertrayApp`, whose ``BINDINGS`` name the
+keys: ``s`` ``S`` ``a`` ``#`` ``y`` ``Y`` ``c`` ``L``).
+
+Copying uses OSC 52 (Textual's ``copy_to_clipboard``): the text goes to the clipboard of the
+terminal the reader sits at, also over SSH, where opening a link on the remote box is no use.
+"""
+
+from __future__ import annotations
+
+from db.cite import bibtex, bibtex_key
+from db.models import Paper
+from db.render import render_plain
+from db.settings import LAYOUTS, Settings, settings_path
+from db.text import one_line
+from tui.editors import TextPrompt
+from tui.workers import MarkOp
+
+#: Textual breakpoints for each layout: ``auto`` is side by side from this many columns.
+WIDE_AT = 120
+BREAKPOINTS = {"auto": [(0, "-narrow"), (WIDE_AT, "-wide")], "stacked": [(0, "-narrow")],
+               "side": [(0, "-wide")]}
+
+
+class ReaderTools:
+    """Actions of the reader's tools; the app provides the table, panel, search and queue."""
+
+    def _init_reader(self, marks_file) -> None:
+        self.settings_file = settings_path(marks_file)
+        """The JSON file with the remembered filter, theme and layout (beside the marks)."""
+        self.layout_choice = "auto"
+        """The layout: auto (side by side from WIDE_AT columns), stacked or side."""
+
+    # -- settings ----------------------------------------------------------------------------
+    def _restore_settings(self) -> None:
+        """Apply the remembered filter, theme and layout (before the first search)."""
+        settings, notice = Settings.load(self.settings_file)
+        if notice:
+            self.notify(notice, severity="warning", markup=False, timeout=8)
+        if settings.theme in self.available_themes:
+            self.theme = settings.theme
+        self.status_filter = settings.filter
+        self.header.status_filter = settings.filter
+        self._apply_layout(settings.layout)
+        self.theme_changed_signal.subscribe(self, lambda _theme: self._save_settings())
+
+    def _save_settings(self) -> None:
+        Settings(self.status_filter, self.theme, self.layout_choice).save(self.settings_file)
+
+    # -- layout ------------------------------------------------------------------------------
+    def action_cycle_layout(self) -> None:
+        """Switch the layout: automatic, stacked, side by side (remembered)."""
+        layout = LAYOUTS[(LAYOUTS.index(self.layout_choice) + 1) % len(LAYOUTS)]
+        self._apply_layout(layout)
+        self._save_settings()
+        self.notify(f"layout: {layout}", timeout=2)
+
+    def _apply_layout(self, layout: str) -> None:
+        self.layout_choice = layout
+        breakpoints = BREAKPOINTS[layout]
+        self.HORIZONTAL_BREAKPOINTS = breakpoints  # read by Textual at every resize
+        width = self.main_screen.size.width or self.size.width
+        name = [cls for at, cls in breakpoints if width >= at][-1]
+        for cls in ("-narrow", "-wide"):
+            self.main_screen.set_class(cls == name, cls)
+
+    # -- similar papers ----------------------------------------------------------------------
+    def action_similar(self) -> None:
+        """List the papers most like the cursor paper (the query ``like:ID``)."""
+        paper_id = self.table.current_id
+        if paper_id is not None:
+            self._run_query(f"like:{paper_id[:8]}")
+
+    def action_like_to_read(self) -> None:
+        """List new papers like the whole to-read list (the query ``like:to-read``)."""
+        self._run_query("like:to-read")
+
+    def _run_query(self, query: str) -> None:
+        """Put ``query`` in the search bar and run it now (keys typed next wait for it)."""
+        self.search_bar.input.value = query
+        self._query = query
+        self._search()
+
+    # -- notes and tags ----------------------------------------------------------------------
+    def _shown_paper(self) -> Paper | None:
+        """The cursor paper as the panel shows it, or None (with a notice) while it loads."""
+        paper = self.panel.paper
+        if paper is None or paper.id != self.table.current_id:
+            if self.table.current_id is not None:
+                self.notify("the paper is still loading; try again", timeout=3)
+            return None
+        return paper
+
+    def action_edit_note(self) -> None:
+        """Edit the cursor paper's note (Enter or ctrl+s saves, Esc cancels; undo takes it
+        back)."""
+        paper = self._shown_paper()
+        if paper is None:
+            return
+
+        def save(text: str | None) -> None:
+            if text is not None and one_line(text).strip() != paper.note:
+                self._queue(MarkOp("note", (paper.id,), text))
+
+        self.push_screen(TextPrompt(
+            "Note on", paper.label, paper.note,
+            "Enter or ctrl+s saves · Esc cancels · an empty note deletes it · u undoes"), save)
+
+    def action_add_tags(self) -> None:
+        """Tag the cursor paper (words separated by spaces; ``-name`` removes a tag)."""
+        paper = self._shown_paper()
+        if paper is None:
+            return
+        now = " ".join("#" + t for t in paper.tags) or "none"
+
+        def save(text: str | None) -> None:
+            if text and text.split():
+                self._queue(MarkOp("tag", (paper.id,), text))
+
+        self.push_screen(TextPrompt(
+            "Tags for", paper.label, "",
+            f"now: {now} · words separated by spaces; -name removes · find with tag:name",
+            placeholder="e.g. moe to-cite"), save)
+
+    # -- copying -----------------------------------------------------------------------------
+    def action_copy(self, what: str) -> None:
+        """Copy the cursor paper's ``link``, ``abstract`` or ``citation`` (BibTeX) to the
+        terminal's clipboard (OSC 52), and say what was copied."""
+        paper = self._shown_paper()
+        if paper is None:
+            return
+        if what == "link":
+            link = paper.code_url or (paper.urls[0] if paper.urls else None)
+            if link is None:
+                self.notify("this paper has no link; c copies a citation", timeout=4)
+                return
+            text, said = link, f"copied the link {one_line(link)}"
+        elif what == "abstract":
+            text = render_plain(paper.abstract_markup)
+            said = f"copied the abstract of {one_line(paper.label)} ({len(text):,} characters)"
+        else:
+            text, said = bibtex(paper), f"copied the BibTeX entry {bibtex_key(paper)}"
+        self.copy_to_clipboard(text)
+        self.notify(said, timeout=4, markup=False)
