@@ -30,14 +30,14 @@ class Settings:
 
     @classmethod
     def load(cls, path: Path) -> tuple[Settings, str]:
-        """The settings in ``path`` and a notice ("" when all is well). A missing file gives the
-        defaults quietly; an unreadable or malformed one gives the defaults and says so. Values
+        """The settings in ``path`` and a notice ("" when all is well). A missing or unreadable
+        file gives the defaults quietly; a malformed one gives the defaults and says so. Values
         that are not valid are dropped one by one (the others are kept)."""
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
+        except OSError:  # missing, or a folder that cannot be used: the library says that
             return cls(), ""
-        except (OSError, UnicodeDecodeError, ValueError) as exc:
+        except (UnicodeDecodeError, ValueError) as exc:
             return cls(), f"settings file {path.name} ignored ({type(exc).__name__}); " \
                           "defaults are used and it is rewritten on the next change"
         if not isinstance(data, dict):
