@@ -70,3 +70,31 @@ def test_abstract_with_latex(snap_compare, tmp_path: Path) -> None:
     """LaTeX (``$\\mathcal{G}$``, ``\\textit{in vivo}``, ``15%``) rendered as Unicode text."""
     assert snap_compare(_odd_app(tmp_path), terminal_size=(80, 24),
                         run_before=_after("j", "j"))
+
+
+def test_similar_papers(snap_compare, tmp_path: Path) -> None:
+    """``s`` on PARM: the query like:0412d482, its notice, and BATI (the nearest) under the
+    cursor."""
+    app = app_on(shipped_copy(tmp_path), tmp_path / "data")
+    assert snap_compare(app, terminal_size=(80, 24), run_before=_after("s"))
+
+
+def test_note_and_tags(snap_compare, tmp_path: Path) -> None:
+    """Tags ``#moe #rl`` in their column and the panel, the note under them."""
+    app = app_on(shipped_copy(tmp_path), tmp_path / "data")
+    assert snap_compare(app, terminal_size=(80, 24), run_before=_after(
+        "number_sign", "type:moe rl", "enter", "a", "type:compare with GenARM", "enter"))
+
+
+def test_note_editor(snap_compare, tmp_path: Path) -> None:
+    """The note editor over the browser, with the text typed so far and its keys."""
+    app = app_on(shipped_copy(tmp_path), tmp_path / "data")
+    assert snap_compare(app, terminal_size=(80, 24), run_before=_after("a", "type:draft"))
+
+
+def test_ascii_without_colour(snap_compare, tmp_path: Path, monkeypatch) -> None:
+    """``--ascii`` (NO_COLOR): ASCII marks ``.`` ``>`` ``x`` and the reverse-video cursor row
+    (screenshots are taken before Textual's NO_COLOR filter; test_app_tmux checks the greys)."""
+    monkeypatch.setenv("NO_COLOR", "1")
+    app = app_on(shipped_copy(tmp_path), tmp_path / "data", ascii_only=True)
+    assert snap_compare(app, terminal_size=(80, 24), run_before=_after("t", "r"))

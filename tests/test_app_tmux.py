@@ -8,6 +8,7 @@ the screen with a deadline instead of sleeping, and always kills the server.
 from __future__ import annotations
 
 import json
+import re
 import os
 import shlex
 import shutil
@@ -204,5 +205,48 @@ def test_bytes_that_are_not_utf8_do_not_crash_the_browser(tmp_path: Path) -> Non
         terminal.wait_for("t to-read")  # the table's keys are back in the footer
         terminal.keys("q")
         assert "Traceback" not in terminal.wait_for("[papertray exited 0]")
+    finally:
+        terminal.close()
+
+
+def _colours(screen_with_escapes: str) -> set[tuple[int, ...]]:
+    """Every foreground/background colour in a ``capture-pane -e`` screen, as RGB or as an
+    xterm 256-colour index (one-tuple)."""
+    found: set[tuple[int, ...]] = set()
+    for params in re.findall(r"\x1b\[([0-9;]*)m", screen_with_escapes):
+        numbers = [int(n) for n in params.split(";") if n]
+        for i, n in enumerate(numbers):
+            if n in (38, 48) and numbers[i + 1:i + 2] == [5]:
+                found.add((numbers[i + 2],))
+            elif n in (38, 48) and numbers[i + 1:i + 2] == [2]:
+                found.add(tuple(numbers[i + 2:i + 5]))
+    return found
+
+
+def _grey(colour: tuple[int, ...]) -> bool:
+    if len(colour) == 1:  # 16 black, 231 white, 232-255 the grey ramp
+        return colour[0] in (0, 7, 15, 16, 231) or colour[0] >= 232
+    return len(set(colour)) == 1
+
+
+@pytest.mark.parametrize("how", ["--ascii", "NO_COLOR=1"])
+def test_ascii_and_no_color_draw_no_colour_and_ascii_marks(tmp_path: Path, how: str) -> None:
+    """``papertray --ascii`` and ``NO_COLOR``: only greys on screen (Textual's NO_COLOR
+    filter), marks as ``.`` ``>`` ``x``."""
+    seeds, data = shipped_copy(tmp_path), tmp_path / "data"
+    where = ["--seeds", str(seeds), "--data-dir", str(data)]
+    environment = ["env", "-u", "NO_COLOR", "TERM=xterm-256color", "LANG=C.UTF-8"]
+    if how == "NO_COLOR=1":
+        environment.append(how)
+    terminal = Terminal([*environment, *_papertray(), *where,
+                         *(["--ascii"] if how == "--ascii" else [])])
+    try:
+        terminal.wait_for("1/35")
+        terminal.keys("t")
+        screen = terminal.wait_for("> to-read 1")
+        assert ">  PARM" in screen and ".  WUDI-Merging" in screen
+        assert "»" not in screen and "✓" not in screen
+        colours = _colours(terminal.tmux("capture-pane", "-e", "-p", "-t", "main"))
+        assert colours and all(_grey(c) for c in colours), sorted(colours)
     finally:
         terminal.close()

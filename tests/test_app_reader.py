@@ -1,0 +1,167 @@
+"""The reader's tools in the real browser: similar papers (s, S), notes (a) and tags (#), copying
+(y, Y, c), the layout key (L) and the remembered settings, on the shipped seeds."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rich.text import Text
+from textual.widgets import Static
+
+from db import Library
+from db.cite import bibtex
+from db.render import render_plain
+from tests.tui_support import app_on, record_notifications, settle, shipped_copy, type_text
+from tui.app import PapertrayApp
+from tui.editors import TextPrompt
+
+PARM, MENTOR, M3DT, PHN_HVVS = ("0412d482992496cb", "eb8c16cf3afbe389", "58f4bebc8eaa994b",
+                                "e3276221a1d5791d")
+HC_SMOE = "f0ccd52ec0b3dac0"
+
+
+def _panel_text(app: PapertrayApp) -> str:
+    content = app.panel.query_one("#abstract-body", Static).content
+    return content.plain if isinstance(content, Text) else str(content)
+
+
+def _row_cells(app: PapertrayApp, paper_id: str) -> list[str]:
+    return [cell.plain for cell in app.table.get_row(paper_id)]
+
+
+async def test_s_lists_the_papers_like_the_cursor_paper_and_S_like_the_to_read_list(
+        tmp_path: Path) -> None:
+    seeds, data = shipped_copy(tmp_path), tmp_path / "data"
+    app = app_on(seeds, data)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        assert app.table.current_id == PARM
+        await pilot.press("s")
+        await settle(pilot)
+        with Library([seeds], data) as library:
+            expected = [h.id for h in library.similar(PARM, limit=200).hits]
+        assert app.search_bar.value == "like:0412d482"
+        assert app.table.paper_ids == expected and PARM not in expected
+        assert app.table.hit(app.table.current_id).name == "BATI"  # the nearest one
+        await pilot.press("slash", "ctrl+u", "enter")
+        await settle(pilot)
+        for paper_id in (M3DT, PHN_HVVS):
+            app.table.move_cursor(row=app.table.row_of(paper_id))
+            await settle(pilot)
+            await pilot.press("t")
+            await settle(pilot)
+        await pilot.press("S")
+        await settle(pilot)
+        assert app.search_bar.value == "like:to-read"
+        assert app.table.paper_ids[:2] == [HC_SMOE, MENTOR]
+        assert {app.table.hit(i).status for i in app.table.paper_ids} == {"new"}
+
+
+async def test_a_writes_a_note_esc_cancels_and_u_undoes(tmp_path: Path) -> None:
+    seeds, data = shipped_copy(tmp_path), tmp_path / "data"
+    app = app_on(seeds, data)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await pilot.press("a")
+        assert isinstance(app.screen, TextPrompt)
+        await type_text(pilot, "not this")
+        await pilot.press("escape")
+        await settle(pilot)
+        await pilot.press("a")
+        await type_text(pilot, "compare with GenARM")
+        await pilot.press("enter")
+        await settle(pilot)
+        assert app.screen is app.main_screen
+        with Library([seeds], data) as library:
+            assert library.get(PARM).note == "compare with GenARM"
+        assert "\nnote compare with GenARM\n" in _panel_text(app)
+        await pilot.press("a")  # the editor starts from the note; ctrl+s saves too
+        assert app.screen.input.value == "compare with GenARM"
+        await pilot.press("end")
+        await type_text(pilot, " first")
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert "\nnote compare with GenARM first\n" in _panel_text(app)
+        await pilot.press("u", "u")
+        await settle(pilot)
+        assert "\nnote " not in _panel_text(app)
+        with Library([seeds], data) as library:
+            assert library.get(PARM).note == ""
+
+
+async def test_hash_adds_tags_shown_in_a_column_and_found_with_tag_filter(tmp_path: Path) -> None:
+    seeds, data = shipped_copy(tmp_path), tmp_path / "data"
+    app = app_on(seeds, data)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        assert [c.key.value for c in app.table.columns.values()] == ["mark", "name", "headline"]
+        await pilot.press("number_sign")
+        await type_text(pilot, "MoE #rl")
+        await pilot.press("enter")
+        await settle(pilot)
+        assert [c.key.value for c in app.table.columns.values()] == [
+            "mark", "name", "tags", "headline"]
+        assert _row_cells(app, PARM)[:3] == ["·", "PARM", "#moe #rl"]
+        assert _row_cells(app, MENTOR)[2] == ""
+        assert "\ntags #moe #rl\n" in _panel_text(app)
+        await pilot.press("number_sign")
+        await type_text(pilot, "-rl")
+        await pilot.press("enter")
+        await settle(pilot)
+        assert _row_cells(app, PARM)[2] == "#moe"
+        await pilot.press("slash")
+        await type_text(pilot, "tag:moe")
+        await pilot.press("enter")
+        await settle(pilot)
+        assert app.table.paper_ids == [PARM]
+
+
+async def test_y_Y_c_copy_link_abstract_and_bibtex(tmp_path: Path) -> None:
+    seeds, data = shipped_copy(tmp_path), tmp_path / "data"
+    app = app_on(seeds, data)
+    notes = record_notifications(app)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        with Library([seeds], data) as library:
+            parm = library.get(PARM)
+        await pilot.press("y")
+        assert app.clipboard == "https://github.com/Baijiong-Lin/PARM"
+        assert notes[-1] == "copied the link https://github.com/Baijiong-Lin/PARM"
+        await pilot.press("Y")
+        assert app.clipboard == render_plain(parm.abstract_markup)
+        assert app.clipboard.startswith("Multi-objective test-time alignment aims to adapt")
+        assert notes[-1] == f"copied the abstract of PARM ({len(app.clipboard):,} characters)"
+        await pilot.press("c")
+        assert app.clipboard == bibtex(parm)
+        assert app.clipboard.startswith("@misc{PARM_0412d482,\n  title = {{PARM: Multi-objective")
+        assert notes[-1] == "copied the BibTeX entry PARM_0412d482"
+
+
+async def test_filter_theme_and_layout_are_remembered_and_a_bad_file_is_ignored(
+        tmp_path: Path) -> None:
+    seeds, data = shipped_copy(tmp_path), tmp_path / "data"
+    app = app_on(seeds, data)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await settle(pilot)
+        assert app.main_screen.has_class("-wide")
+        await pilot.press("2", "L")  # new papers only; layout: stacked
+        await settle(pilot)
+        assert app.main_screen.has_class("-narrow") and not app.main_screen.has_class("-wide")
+        app.theme = "nord"
+        await pilot.pause()
+    app = app_on(seeds, data)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await settle(pilot)
+        assert (app.status_filter, app.theme, app.layout_choice) == ("new", "nord", "stacked")
+        assert app.header.status_filter == "new"
+        assert app.main_screen.has_class("-narrow")
+        await pilot.press("L")  # side by side
+        await settle(pilot)
+        assert app.main_screen.has_class("-wide")
+    (data / "settings.json").write_text('{"filter": "read", "theme": ', encoding="utf-8")
+    app = app_on(seeds, data)
+    notes = record_notifications(app)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        assert notes[0].startswith("settings file settings.json ignored (JSONDecodeError)")
+        assert (app.status_filter, app.layout_choice, app.table.row_count) == ("all", "auto", 35)
