@@ -8,8 +8,8 @@ the screen with a deadline instead of sleeping, and always kills the server.
 from __future__ import annotations
 
 import json
-import re
 import os
+import re
 import shlex
 import shutil
 import signal
