@@ -6,12 +6,20 @@ from __future__ import annotations
 from pathlib import Path
 
 from rich.text import Text
+from textual.command import CommandList
 from textual.widgets import Static
 
 from db import Library
 from db.cite import bibtex
 from db.render import render_plain
-from tests.tui_support import app_on, record_notifications, settle, shipped_copy, type_text
+from tests.tui_support import (
+    app_on,
+    record_notifications,
+    settle,
+    shipped_copy,
+    type_text,
+    wait_for,
+)
 from tui.app import PapertrayApp
 from tui.editors import TextPrompt
 
@@ -165,3 +173,29 @@ async def test_filter_theme_and_layout_are_remembered_and_a_bad_file_is_ignored(
         await settle(pilot)
         assert notes[0].startswith("settings file settings.json ignored (JSONDecodeError)")
         assert (app.status_filter, app.layout_choice, app.table.row_count) == ("all", "auto", 35)
+
+
+async def _choose_in_palette(pilot, text: str) -> None:
+    app = pilot.app
+    await type_text(pilot, text)
+    await wait_for(pilot, lambda: app.screen.query_one(CommandList).option_count > 0,
+                   f"palette hits for {text!r}")
+    await pilot.press("enter")
+
+
+async def test_a_theme_chosen_in_the_palette_is_remembered(tmp_path: Path) -> None:
+    seeds, data = shipped_copy(tmp_path), tmp_path / "data"
+    app = app_on(seeds, data)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        assert app.theme == "textual-dark"
+        await pilot.press("ctrl+p")
+        await _choose_in_palette(pilot, "theme")  # Textual's own "Theme" command
+        await _choose_in_palette(pilot, "gruvbox")
+        await wait_for(pilot, lambda: app.theme == "gruvbox", "the theme to change")
+        await settle(pilot)
+    assert '"theme": "gruvbox"' in (data / "settings.json").read_text(encoding="utf-8")
+    app = app_on(seeds, data)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        assert app.theme == "gruvbox"
