@@ -156,20 +156,20 @@ def _where(q: Query) -> tuple[list[str], list]:
     return clauses, params
 
 
-def _note_match(conn: sqlite3.Connection, q: Query, mode: str) -> tuple[str, list] | None:
-    """SQL for the papers whose note (in the marks file) has the query's words, as plain text
-    (``mode`` "all" or "any" as for the FTS expression), or None when no paper has a note.
+def _note_match(conn: sqlite3.Connection, q: Query, mode: str) -> list[str]:
+    """Ids of the papers whose note (in the marks file) has the query's words, as plain text
+    (``mode`` "all" or "any" as for the FTS expression); [] quickly when no note has them.
 
     Notes are matched here rather than in the FTS index because the index is disposable and
     the notes are not: a rebuild must not be needed to find a note written a second ago.
     """
-    if not q.positive or not conn.execute("SELECT 1 FROM m.notes LIMIT 1").fetchone():
-        return None
+    if not q.positive:
+        return []
     groups: dict[int, list[str]] = {}
     parts: list[str] = []
     params: list = []
     for term in q.positive:
-        like = "lower(n.text) LIKE ?"
+        like = "lower(text) LIKE ?"
         params.append("%" + " ".join(term.tokens) + "%")  # tokens hold no % or _
         if term.or_group:
             if term.or_group not in groups:
@@ -180,7 +180,8 @@ def _note_match(conn: sqlite3.Connection, q: Query, mode: str) -> tuple[str, lis
             parts.append(like)
     rendered = ["(" + " OR ".join(groups[int(p[1:])]) + ")" if p.startswith("@") else p
                 for p in parts]
-    return (" AND " if mode == "all" else " OR ").join(rendered), params
+    where = (" AND " if mode == "all" else " OR ").join(rendered)
+    return [r[0] for r in conn.execute(f"SELECT paper_id FROM m.notes WHERE {where}", params)]
 
 
 def _query(conn: sqlite3.Connection, q: Query, expression: str | None, limit: int,
@@ -198,12 +199,12 @@ def _query(conn: sqlite3.Connection, q: Query, expression: str | None, limit: in
     matched = (f"SELECT rowid, bm25(papers_fts, {weights}) AS score FROM papers_fts "
                "WHERE papers_fts MATCH ?")
     match_params = [expression]
-    notes = _note_match(conn, q, mode)
-    if notes is not None:  # papers found by their note alone come after every bm25 hit
-        matched += (" UNION ALL SELECT np.rowid, 0.0 FROM m.notes n JOIN papers np ON "
-                    f"np.id = n.paper_id WHERE ({notes[0]}) AND np.rowid NOT IN "
-                    "(SELECT rowid FROM papers_fts WHERE papers_fts MATCH ?)")
-        match_params += [*notes[1], expression]
+    noted = _note_match(conn, q, mode)
+    if noted:  # papers found by their note alone come after every bm25 hit
+        matched += (" UNION ALL SELECT np.rowid, 0.0 FROM papers np WHERE np.id IN "
+                    f"({','.join('?' * len(noted))}) AND NOT EXISTS (SELECT 1 FROM papers_fts "
+                    "WHERE papers_fts MATCH ? AND papers_fts.rowid = np.rowid)")
+        match_params += [*noted, expression]
     base = (f"FROM ({matched}) hit JOIN papers p ON p.rowid = hit.rowid "
             + joins[len("FROM papers p"):])
     where = (" WHERE " + " AND ".join(clauses)) if clauses else ""
