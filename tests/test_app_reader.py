@@ -100,8 +100,14 @@ async def test_a_writes_a_note_esc_cancels_and_u_undoes(tmp_path: Path) -> None:
 async def test_hash_adds_tags_shown_in_a_column_and_found_with_tag_filter(tmp_path: Path) -> None:
     seeds, data = shipped_copy(tmp_path), tmp_path / "data"
     app = app_on(seeds, data)
+    notes = record_notifications(app)
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
+        await pilot.press("number_sign")
+        await type_text(pilot, "ok %%%")
+        await pilot.press("enter")
+        await settle(pilot)
+        assert notes == ["'%%%' is not a tag: use letters, digits and - _ . + /"]
         assert [c.key.value for c in app.table.columns.values()] == ["mark", "name", "headline"]
         await pilot.press("number_sign")
         await type_text(pilot, "MoE #rl")

@@ -48,7 +48,7 @@ def test_tag_add_search_remove_and_undo(run_cli):
     assert [(h["name"], h["tags"]) for h in found["hits"]] == [("PARM", ["moe", "rl"])]
     assert run_cli("tag", "0412", "rl", "--remove", "--json").json() == {
         "changed": [{"id": PARM, "kind": "tag", "old": "rl", "new": ""}]}
-    assert run_cli("undo").stdout == "undid 1 mark(s)\n  0412d482  tag +rl\n"
+    assert run_cli("undo").stdout == "undid 1 change(s)\n  0412d482  tag +rl\n"
     assert run_cli("search", "tag:rl", "--json").json()["total"] == 1
 
 

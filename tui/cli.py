@@ -228,9 +228,10 @@ def mark(obj: Context, paper_ids: tuple[str, ...], status: str | None, as_json: 
 @click.option("--json", "as_json", is_flag=True, help="Print the changes as JSON.")
 @pass_context
 def undo(obj: Context, as_json: bool) -> None:
-    """Undo the latest marking step (repeatable)."""
+    """Undo the latest marking step, note or tagging (repeatable)."""
     changes = obj.open_library().undo()
-    _print_changes(changes, as_json, f"undid {len(changes)} mark(s)" if changes
+    what = "mark(s)" if all(c.kind == "mark" for c in changes) else "change(s)"
+    _print_changes(changes, as_json, f"undid {len(changes)} {what}" if changes
                    else "nothing to undo")
 
 

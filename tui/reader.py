@@ -9,7 +9,8 @@ terminal the reader sits at, also over SSH, where opening a link on the remote b
 from __future__ import annotations
 
 from db.cite import bibtex, bibtex_key
-from db.models import Paper
+from db.models import LibraryError, Paper
+from db.notes import tag_name
 from db.render import render_plain
 from db.settings import LAYOUTS, Settings, settings_path
 from db.text import one_line
@@ -114,8 +115,15 @@ class ReaderTools:
         now = " ".join("#" + t for t in paper.tags) or "none"
 
         def save(text: str | None) -> None:
-            if text and text.split():
-                self._queue(MarkOp("tag", (paper.id,), text))
+            if not text or not text.split():
+                return
+            try:
+                for word in text.split():
+                    tag_name(word.removeprefix("-"))
+            except LibraryError as exc:  # said now, not as a failed write later
+                self.notify(one_line(str(exc)), severity="error", markup=False)
+                return
+            self._queue(MarkOp("tag", (paper.id,), text))
 
         self.push_screen(TextPrompt(
             "Tags for", paper.label, "",

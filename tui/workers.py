@@ -274,8 +274,8 @@ class LibraryWorkers:
                     elif op.kind == "tag":
                         names = op.status.split()
                         for remove in (False, True):
-                            chosen = [n[1:] if remove else n for n in names
-                                      if n.startswith("-") == remove and n.strip("-")]
+                            chosen = [n.removeprefix("-") for n in names
+                                      if n.startswith("-") == remove]
                             if chosen:
                                 annotated += library.tag(op.ids, chosen, remove=remove)
                     else:
