@@ -122,7 +122,7 @@ def _correct(conn: sqlite3.Connection, q: Query, vocabulary) -> list[tuple[str, 
 
 def _in_a_note(conn: sqlite3.Connection, word: str) -> bool:
     """Whether some note has ``word`` (then it is no typo, though the index lacks it)."""
-    return conn.execute("SELECT 1 FROM m.notes WHERE lower(text) LIKE ? LIMIT 1",
+    return conn.execute("SELECT 1 FROM m.notes WHERE text LIKE ? LIMIT 1",
                         (f"%{word}%",)).fetchone() is not None
 
 
@@ -169,7 +169,7 @@ def _note_match(conn: sqlite3.Connection, q: Query, mode: str) -> list[str]:
     parts: list[str] = []
     params: list = []
     for term in q.positive:
-        like = "lower(text) LIKE ?"
+        like = "text LIKE ?"
         params.append("%" + " ".join(term.tokens) + "%")  # tokens hold no % or _
         if term.or_group:
             if term.or_group not in groups:

@@ -141,6 +141,7 @@ class PapertrayApp(ReaderTools, SearchingApp):
         self._syncing = False
         self._unsaved: list[MarkOp] = []  # marking steps queued or being written, in order
         self._marks_version: int | None = None  # the marks file's version this window shows
+        self._reread_rows = False  # a note or tag was written: search again once all are
         self._counts: dict[str, int] = {}
         self._reported: set[tuple[str, str]] = set()
         self._init_search()
@@ -325,9 +326,11 @@ class PapertrayApp(ReaderTools, SearchingApp):
             row = self.table.row_of(changes[0].paper_id)
             if row is not None:
                 self.table.move_cursor(row=row)
+        self._reread_rows = self._reread_rows or bool(message.annotated)
         if not self._unsaved:  # else the counts shown include marks still on their way
             self._show_counts(message.counts)
-            if message.annotated:  # a note or tags changed: read the rows and the paper anew
+            if self._reread_rows:  # a note or tags changed: read the rows and the paper anew
+                self._reread_rows = False
                 self._search(focus=FOLLOW_CURSOR, offset=self.table.window_offset)
         self._marks_version = message.version  # our own writes are not "another window's"
         for error in message.errors:
