@@ -2,7 +2,8 @@
 
 Syntax (README "Query syntax"): plain words (all must match; the last one is a prefix while
 typing), ``"exact phrase"``, ``-word`` / ``-"phrase"`` to exclude, ``word*`` prefix, ``a OR b``,
-and filters ``is:new|to-read|read``, ``has:code``, ``in:TEXT`` (collection or seed file).
+and filters ``is:new|to-read|read``, ``has:code``, ``in:TEXT`` (collection or seed file),
+``au:NAME`` (an author's name; words joined by ``.``, ``_`` or ``-`` are one name, in order).
 User text never reaches MATCH unquoted: every term becomes a quoted FTS5 string of the tokens
 the index's tokenizer would see, so ``c++``, ``NOT``, ``[CLS]`` and ``"`` are just text.
 """
@@ -21,6 +22,7 @@ STATUS_FILTERS = {"new": "new", "to-read": "to-read", "toread": "to-read", "unre
                   "read": "read"}
 MAX_QUERY_CHARS = 2000  # longer input is cut: no one types more, and FTS5 cost grows with it
 MAX_TERMS = 32
+_FILTERS = ("is", "has", "in", "au")
 
 
 @dataclass(slots=True)
@@ -51,6 +53,7 @@ class Query:
     has_code: bool | None = None  # True: has:code; False: -has:code
     within: list[str] = field(default_factory=list)
     not_within: list[str] = field(default_factory=list)  # -in:TEXT
+    authors: list[Term] = field(default_factory=list)  # au:NAME, -au:NAME (Term.negated)
     notices: list[str] = field(default_factory=list)
 
     @property
@@ -106,7 +109,12 @@ class Query:
             words.append("has:code" if self.has_code else "-has:code")
         words += [f"in:{w}" for w in self.within]
         words += [f"-in:{w}" for w in self.not_within]
+        words += [("-au:" if t.negated else "au:") + "_".join(t.tokens) for t in self.authors]
         return " ".join(words)
+
+    def author_expression(self, term: Term) -> str:
+        """FTS5 MATCH text for an ``au:`` filter: the name's words in the authors column."""
+        return "authors : " + Term(term.tokens).fts()
 
 
 def tokens(text: str) -> tuple[str, ...]:
@@ -184,7 +192,7 @@ def _is_filter(piece: re.Match[str] | None) -> bool:
     if not word:
         return False
     key, sep, _ = word.partition(":")
-    return bool(sep) and key.lower() in ("is", "has", "in")
+    return bool(sep) and key.lower() in _FILTERS
 
 
 def _next_to_filter(pieces: list[re.Match[str]], i: int) -> bool:
@@ -197,7 +205,7 @@ def _filter(q: Query, word: str, negated: bool = False) -> bool:
     """Apply ``word`` to ``q`` if it is a filter (``is:``, ``has:``, ``in:``; with ``negated``
     the papers it names are excluded). Returns whether it was one."""
     key, sep, value = word.partition(":")
-    if not sep or key.lower() not in ("is", "has", "in"):
+    if not sep or key.lower() not in _FILTERS:
         return False
     key, value = key.lower(), value.strip()
     if key == "is":
@@ -208,6 +216,10 @@ def _filter(q: Query, word: str, negated: bool = False) -> bool:
             q.not_status.append(status)
         else:
             q.status = status
+    elif key == "au":
+        toks = tokens(value)
+        if toks:
+            q.authors.append(Term(toks, negated=negated))
     elif key == "has":
         if value.lower() == "code":
             q.has_code = not negated

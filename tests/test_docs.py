@@ -84,7 +84,7 @@ def test_json_keys_are_documented():
 def test_query_syntax_is_documented():
     section = README.split("## Query syntax", 1)[1].split("\n## ", 1)[0]
     for syntax in ('"exact phrase"', "-word", "word*", "OR", "is:new", "is:to-read", "is:read",
-                   "has:code", "in:"):
+                   "has:code", "in:", "au:"):
         assert syntax in section, syntax
 
 

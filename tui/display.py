@@ -15,7 +15,7 @@ from rich.style import Style
 from rich.text import Text
 
 from db.models import Paper
-from db.render import render_segments
+from db.render import render_plain, render_segments
 from db.text import WORD_RE, clean, fold, one_line
 
 #: Mark glyphs: a status is a shape, never colour alone.
@@ -167,22 +167,31 @@ def paper_text(paper: Paper, terms: Sequence[str], glyphs: Mapping[str, str],
     ``styles`` maps ``label``, ``meta``, ``highlight``, ``math`` and each status to a style.
     """
     out = Text(end="")
-    out.append_text(plain(paper.title or paper.name or paper.short_id, styles["label"]))
+    label = render_plain(paper.title) if paper.title else paper.name or paper.short_id
+    out.append_text(plain(label, styles["label"]))
     out.append("  ")
     out.append_text(status_text(paper.status, glyphs, styles.get(paper.status, "")))
     if paper.title and paper.name:
         out.append("\n")
         out.append_text(plain(paper.name, styles["label"]))
+    if paper.authors:
+        out.append("\n")
+        out.append_text(plain(", ".join(paper.authors)))
+    venue = " ".join(str(v) for v in (paper.venue, paper.year) if v)
     sources = ", ".join(f"{s.file}:{s.position}" for s in paper.sources)
-    meta = " · ".join(part for part in (paper.collection, sources, paper.short_id) if part)
+    meta = " · ".join(part for part in (venue if venue != paper.collection else "",
+                                        paper.collection, sources, paper.short_id) if part)
     out.append("\n")
     out.append_text(plain(meta, styles["meta"]))
     if paper.code_url:
         out.append("\ncode ", styles["meta"])
         out.append_text(plain(paper.code_url))
     out.append("\n\n")
-    out.append_text(abstract_text(paper.abstract_markup, terms, styles["highlight"],
-                                  styles["math"]))
+    if paper.abstract_markup:
+        out.append_text(abstract_text(paper.abstract_markup, terms, styles["highlight"],
+                                      styles["math"]))
+    else:
+        out.append("(no abstract in the seed files)", styles["meta"])
     others = [u for u in paper.urls if u != paper.code_url]
     if others:
         out.append("\n\nlinks ", styles["meta"])

@@ -25,6 +25,7 @@ QUERY_SYNTAX = (
     ("is:to-read has:code", "filters: is:new, is:to-read, is:read, has:code"),
     ("-is:read -has:code", "a filter with - excludes what it names"),
     ("in:icml", "papers whose collection or seed file name contains icml"),
+    ("au:vedaldi", "papers with an author of that name (au:andrea_vedaldi for both names)"),
 )
 
 

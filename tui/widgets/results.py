@@ -16,6 +16,7 @@ from textual.message import Message
 from textual.widgets import DataTable, Static
 
 from db.models import Hit
+from db.render import render_plain
 from tui.display import plain
 
 #: A ``focus`` for :meth:`ResultsTable.show_hits`: the paper under the cursor when the window
@@ -251,7 +252,8 @@ class ResultsTable(DataTable, inherit_bindings=False):
             name = plain(hit.name, self._style("name"))
         else:
             name = plain(hit.short_id, self._style("id"))
-        return self._mark_cell(hit.status), name, plain(hit.title or hit.headline)
+        text = render_plain(hit.title) if hit.title else hit.headline
+        return self._mark_cell(hit.status), name, plain(text)
 
     def _mark_cell(self, status: str) -> Text:
         return Text(self.glyphs[status], style=self._style(status), end="")
