@@ -29,7 +29,6 @@ from db.text import clean, normalize
 #: "zip bomb"; the 87,409-abstract corpus is 120 MB expanded).
 MAX_EXPANDED_BYTES = 1 << 30
 
-_JSON_SUFFIXES = (".json", ".jsonl", ".ndjson")
 _BIB_START_RE = re.compile(r"\s*(%[^\n]*\n\s*)*@[A-Za-z]+\s*[{(]")
 _LIST_KEYS = ("papers", "data", "items", "records", "entries", "results", "notes")
 #: BibTeX written by :mod:`db.export` marks a title it made up from name and headline with
@@ -50,9 +49,11 @@ def gunzip(data: bytes) -> bytes:
 
 
 def kind_of(name: str, text: str) -> str:
-    """``json``, ``csv``, ``tsv``, ``bib`` or ``text`` for a file called ``name`` (lower case,
-    without ``.gz``): by its ending, and for any other ending by its first characters."""
-    if name.endswith(_JSON_SUFFIXES):
+    """``json``, ``jsonl``, ``csv``, ``tsv``, ``bib`` or ``text`` for a file called ``name``
+    (lower case, without ``.gz``): by its ending, and for any other ending by its content."""
+    if name.endswith((".jsonl", ".ndjson")):
+        return "jsonl"
+    if name.endswith(".json"):
         return "json"
     for kind in ("csv", "tsv", "bib"):
         if name.endswith("." + kind):
@@ -66,11 +67,14 @@ def kind_of(name: str, text: str) -> str:
 
 
 def _looks_like_json(text: str) -> bool:
-    try:
-        json.loads(text.split("\n", 1)[0] if text.lstrip()[0] == "{" else text)
-    except ValueError:
-        return False
-    return True
+    """Whether ``text`` is JSON, or JSON Lines (its first line is a JSON object)."""
+    for candidate in (text, text.lstrip().split("\n", 1)[0]):
+        try:
+            json.loads(candidate)
+            return True
+        except ValueError:
+            continue
+    return False
 
 
 def title_id(title: str) -> str:
@@ -80,7 +84,7 @@ def title_id(title: str) -> str:
     ``Q&A`` one title (a BibTeX export and its JSON source give the same id)."""
     from db.render import render_plain
 
-    key = "title\n" + normalize(render_plain(title))
+    key = "title\n" + normalize(render_plain(unbrace(title)))
     return hashlib.sha256(key.encode("utf-8")).hexdigest()[:16]
 
 
@@ -92,23 +96,26 @@ def parse(kind: str, text: str, fallback_label: str,
     Records that are no paper are described in ``skipped`` ("record 7: no title or abstract").
     Raises :class:`SeedError` when the file cannot be read as ``kind`` or holds no paper.
     """
-    if kind == "json":
-        records = _json_records(text)
+    if kind == "jsonl":
+        unit, records = "line", list(_json_lines(text))
+    elif kind == "json":
+        unit, records = _json_records(text)
     elif kind == "bib":
-        records = _bib_records(text)
+        unit, records = "entry", _bib_records(text)
     else:
-        records = _csv_records(text, "\t" if kind == "tsv" else None)
+        unit, records = "line", _csv_records(text, "\t" if kind == "tsv" else None)
     entries: list[Entry] = []
-    bad: list[int] = []
+    bad: dict[str, list[int]] = {"invalid JSON": [], "no title or abstract": []}
     for number, record in records:
-        entry = _entry(record, len(entries) + 1)
+        entry = _entry(record, len(entries) + 1) if record is not None else None
         if entry is None:
-            bad.append(number)
+            bad["invalid JSON" if record is None else "no title or abstract"].append(number)
         else:
             entries.append(entry)
-    if bad:
-        shown = ", ".join(str(n) for n in bad[:5]) + (" …" if len(bad) > 5 else "")
-        skipped.append(f"{len(bad)} record(s) with no title or abstract left out ({shown})")
+    for what, numbers in bad.items():
+        if numbers:
+            shown = ", ".join(str(n) for n in numbers[:5]) + (" …" if len(numbers) > 5 else "")
+            skipped.append(f"{len(numbers)} {unit}(s) with {what} left out: {shown}")
     if not entries:
         raise SeedError("empty", "no record with a title or an abstract")
     venues = Counter(" ".join(str(v) for v in (e.venue, e.year) if v) for e in entries)
@@ -119,14 +126,15 @@ def parse(kind: str, text: str, fallback_label: str,
 
 # -- reading each format into (record number, {field: value}) -----------------------------------
 
-def _json_records(text: str) -> list[tuple[int, dict]]:
-    """A JSON list of objects, an object holding one, one paper object, or JSON Lines."""
+def _json_records(text: str) -> tuple[str, list[tuple[int, object]]]:
+    """A JSON list of objects, an object holding one, one paper object, or JSON Lines; returns
+    what the numbers count ("record" or "line") and the numbered records."""
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         if exc.msg != "Extra data":
             raise SeedError("error", f"not valid JSON: {exc}") from None
-        return list(_json_lines(text))
+        return "line", list(_json_lines(text))
     if isinstance(data, dict):
         listed = [data[k] for k in _LIST_KEYS if isinstance(data.get(k), list)]
         listed += [v for v in data.values() if isinstance(v, list) and v
@@ -134,17 +142,26 @@ def _json_records(text: str) -> list[tuple[int, dict]]:
         data = listed[0] if listed else [data]
     if not isinstance(data, list):
         raise SeedError("error", "JSON holds no list of papers")
-    return [(n, r) for n, r in enumerate(data, start=1)]
+    return "record", list(enumerate(data, start=1))
 
 
-def _json_lines(text: str) -> Iterator[tuple[int, dict]]:
-    for number, line in enumerate(text.splitlines(), start=1):
+def _json_lines(text: str) -> Iterator[tuple[int, object]]:
+    """JSON Lines; a line that is not valid JSON gives ``None`` (left out, and reported)."""
+    first_error = ""
+    good = 0
+    # split on "\n" only: str.splitlines() would also split inside strings at U+2028 and U+0085
+    for number, line in enumerate(text.split("\n"), start=1):
         if not line.strip():
             continue
         try:
-            yield number, json.loads(line)
+            record = json.loads(line)
         except json.JSONDecodeError as exc:
-            raise SeedError("error", f"line {number} is not valid JSON: {exc.msg}") from None
+            first_error = first_error or f"line {number}: {exc.msg}"
+            record = None
+        good += record is not None
+        yield number, record
+    if not good:
+        raise SeedError("error", f"not valid JSON Lines ({first_error})")
 
 
 def _csv_records(text: str, delimiter: str | None) -> list[tuple[int, dict]]:
@@ -182,9 +199,32 @@ def _bib_records(text: str) -> list[tuple[int, dict]]:
         record = dict(fields)
         if record.get(DERIVED_TITLE_FIELD, "").strip() == "derived":
             record.pop("title", None)
+        for key in ("title", "booktitle", "journal"):
+            if key in record:
+                record[key] = unbrace(record[key])
         record["authors"] = [_latex_text(a) for a in _bib_names(record.pop("author", ""))]
         records.append((number, record))
     return records
+
+
+def unbrace(value: str) -> str:
+    """BibTeX's case-protecting braces dropped (``{BERT} for {NLP}`` → ``BERT for NLP``); the
+    braces of a LaTeX command's argument (``\\emph{x}``, ``x^{2}``) are kept."""
+    out: list[str] = []
+    kept: list[bool] = []
+    for i, ch in enumerate(value):
+        if ch == "{" and (i == 0 or value[i - 1] != "\\"):
+            before = value[:i].rstrip()
+            keep = bool(re.search(r"(\\[A-Za-z]+|[\^_])$", before))
+            kept.append(keep)
+            if keep:
+                out.append(ch)
+        elif ch == "}" and (i == 0 or value[i - 1] != "\\") and kept:
+            if kept.pop():
+                out.append(ch)
+        else:
+            out.append(ch)
+    return "".join(out)
 
 
 def _bib_names(value: str) -> list[str]:

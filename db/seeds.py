@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from db.text import DecodeError, decode, paper_id, repair_hyphenation
+from db.text import DecodeError, clean, decode, paper_id, repair_hyphenation
 
 #: File endings read as seed files. Other files in a seed folder are ignored (a README, say).
 SEED_SUFFIXES = (".txt", ".json", ".jsonl", ".ndjson", ".csv", ".tsv", ".bib",
@@ -74,9 +74,9 @@ def discover(paths: list[Path]) -> Discovery:
     """Expand seed paths (folders and files) into the seed files to read, sorted, no duplicates.
 
     Folders are searched recursively for :data:`SEED_SUFFIXES`; hidden files and folders are
-    skipped. A file named explicitly is read whatever its ending. Only regular files are read: a pipe, socket or
-    device would block or never end, so it is reported as a problem, like a broken link and a
-    path that does not exist. Nothing is opened here (stat only).
+    skipped. A file named explicitly is read whatever its ending. Only regular files are read:
+    a pipe, socket or device would block or never end, so it is reported as a problem, like a
+    broken link and a path that does not exist. Nothing is opened here (stat only).
     """
     files: dict[str, Path] = {}
     found = Discovery([], [], [])
@@ -194,12 +194,12 @@ def parse_file(path: Path, data: bytes,
     if not data.strip():
         raise SeedError("empty", "empty file")
     try:
-        text = decode(data)
+        text = decode(data, raw=True)
     except DecodeError as exc:
         raise SeedError("error", str(exc)) from None
     kind = formats.kind_of(name, text)
     if kind == "text":
-        return parse_text(text, path.stem)
+        return parse_text(clean(text), path.stem)
     return formats.parse(kind, text, path.name.split(".")[0] or path.name,
                          skipped if skipped is not None else [])
 
