@@ -12,8 +12,9 @@ import os
 import sqlite3
 import threading
 import weakref
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
+from typing import TextIO
 
 from db import marks as marks_db
 from db import search as search_db
@@ -25,6 +26,7 @@ from db.schema import _move_aside, check_file, connect
 from db.seeds import discover, shipped_seeds
 
 DEFAULT_LIMIT = 200
+EXPORT_PAGE = 5000  # papers per query page while exporting
 
 
 def default_seed_paths() -> list[Path]:
@@ -283,6 +285,52 @@ class Library:
         if row is None:
             raise LibraryError(f"no paper has the id {paper_id}")
         return Paper(**search_db.paper_from_row(conn, row))
+
+    def papers(self, query: str = "", status: str | None = None) -> Iterator[Paper]:
+        """Every paper a query finds (whole papers, best first; seed order for no query), read
+        a page of :data:`EXPORT_PAGE` at a time, for exports. Never raises on query text."""
+        offset = 0
+        while True:
+            result = self.search(query, status, limit=EXPORT_PAGE, offset=offset)
+            yield from self._papers([h.id for h in result.hits])
+            offset += len(result.hits)
+            if not result.hits or offset >= result.total:
+                return
+
+    def export(self, query: str, status: str | None, fmt: str, out: TextIO) -> int:
+        """Write the papers ``query`` finds to ``out`` in ``fmt`` (:data:`db.export.FORMATS`);
+        returns how many. Raises ValueError for an unknown format."""
+        from db import export
+
+        return export.write(self.papers(query, status), fmt, out, query)
+
+    def export_file(self, path: Path, query: str = "", status: str | None = None,
+                    fmt: str | None = None) -> int:
+        """:meth:`export` into ``path`` (format from its ending when ``fmt`` is None, else
+        Markdown). Written to a temporary file first and renamed, so a failed export never
+        leaves half a file. Raises OSError when the file cannot be written."""
+        from db import export
+
+        fmt = fmt or next((f for f, end in export.FORMATS.items() if path.suffix == end), "md")
+        partial = path.with_name(path.name + ".partial")
+        try:
+            with partial.open("w", encoding="utf-8", newline="") as out:
+                count = self.export(query, status, fmt, out)
+            partial.replace(path)
+        finally:
+            partial.unlink(missing_ok=True)
+        return count
+
+    @_recovering
+    def _papers(self, ids: list[str]) -> list[Paper]:
+        conn = self._index()
+        found: dict[str, Paper] = {}
+        for start in range(0, len(ids), 500):
+            chunk = ids[start:start + 500]
+            for row in conn.execute(search_db.paper_row_sql() + " WHERE p.id IN "
+                                    f"({','.join('?' * len(chunk))})", chunk):
+                found[row[0]] = Paper(**search_db.paper_from_row(conn, row))
+        return [found[i] for i in ids if i in found]
 
     @_recovering
     def counts(self) -> dict[str, int]:

@@ -30,7 +30,7 @@ from db.text import clean, normalize
 MAX_EXPANDED_BYTES = 1 << 30
 
 _BIB_START_RE = re.compile(r"\s*(%[^\n]*\n\s*)*@[A-Za-z]+\s*[{(]")
-_LIST_KEYS = ("papers", "data", "items", "records", "entries", "results", "notes")
+_LIST_KEYS = ("papers", "hits", "data", "items", "records", "entries", "results", "notes")
 #: BibTeX written by :mod:`db.export` marks a title it made up from name and headline with
 #: ``titlesource = {derived}``, so that loading the file back gives the paper no title.
 DERIVED_TITLE_FIELD = "titlesource"
@@ -306,6 +306,9 @@ def _links(record: dict) -> Iterator[str]:
         value = _text(_field(record, name))
         if value.startswith(("http://", "https://")):
             yield value
+    listed = record.get("urls")  # papertray's own JSON export
+    if isinstance(listed, list):
+        yield from (u for u in map(_text, listed) if u.startswith(("http://", "https://")))
     doi = _text(_field(record, "doi"))
     if doi:
         yield doi if doi.startswith("http") else "https://doi.org/" + doi

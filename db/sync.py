@@ -245,9 +245,12 @@ def _apply_papers(conn: sqlite3.Connection, affected: set[str], new_entries: dic
         "UPDATE papers SET (first_file, first_pos) = (SELECT s.file, s.position FROM sources s "
         "WHERE s.paper_id = papers.id ORDER BY s.file, s.position LIMIT 1) "
         "WHERE id IN (SELECT id FROM temp.affected)")
+    # a record's own venue (and year) is its collection: one JSON file may hold many venues
     conn.execute(
-        "UPDATE papers SET collection = coalesce((SELECT f.collection FROM files f "
-        "WHERE f.path = papers.first_file), '') WHERE id IN (SELECT id FROM temp.affected)")
+        "UPDATE papers SET collection = CASE WHEN venue IS NOT NULL "
+        "THEN trim(venue || ' ' || coalesce(year, '')) ELSE coalesce((SELECT f.collection "
+        "FROM files f WHERE f.path = papers.first_file), '') END "
+        "WHERE id IN (SELECT id FROM temp.affected)")
     _update_vocab(conn, vocab)
     return [e.id for e in added]
 

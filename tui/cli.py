@@ -20,6 +20,7 @@ import click
 from db import Library, LibraryError
 from db.render import render_plain
 from db.text import one_line
+from tui.cli_export import register as register_export
 from tui.cli_marks import register as register_marks
 
 GLYPHS = {"new": "·", "to-read": "»", "read": "✓"}
@@ -287,6 +288,7 @@ def orphans(obj: Context, as_json: bool) -> None:
 
 
 register_marks(cli, pass_context)
+register_export(cli, pass_context, STATUS_CHOICE)
 
 
 _signalled = [signal.SIGINT]
