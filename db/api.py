@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TextIO
 
 from db import marks as marks_db
+from db import marks_io
 from db import search as search_db
 from db import sync as sync_db
 from db.backup import maybe_backup
@@ -403,9 +404,31 @@ class Library:
         return marks_db.undo(self._marks(), self._describe)
 
     def _describe(self, paper_id: str) -> tuple[str | None, str] | None:
-        row = self._index().execute("SELECT coalesce(name, title, headline), abstract "
+        # a paper known only by its title is anchored by its title
+        row = self._index().execute("SELECT coalesce(name, title, headline), "
+                                    "coalesce(nullif(abstract, ''), title) "
                                     "FROM papers WHERE id=?", (paper_id,)).fetchone()
         return (row[0], row[1]) if row else None
+
+    def export_marks(self) -> dict:
+        """Every mark (and reset to new) as the JSON data of a marks file; see
+        :func:`db.marks_io.export_marks`."""
+        return marks_io.export_marks(self._index())
+
+    def import_marks(self, data: bytes) -> marks_io.ImportSummary:
+        """Merge a marks file's bytes into the marks (newer time wins per paper; unknown ids
+        re-attached by text or kept as orphans); one undoable step. Raises
+        :class:`LibraryError` (one line) when ``data`` is no marks file."""
+        records = marks_io.read_file(data)
+        return marks_io.import_marks(self._marks(), records, self._known, self._anchors)
+
+    def _known(self, paper_id: str) -> bool:
+        return self._index().execute("SELECT 1 FROM papers WHERE id=?",
+                                     (paper_id,)).fetchone() is not None
+
+    def _anchors(self) -> dict[str, str]:
+        return {pid: marks_db.anchor(text) for pid, text in self._index().execute(
+            "SELECT id, coalesce(nullif(abstract, ''), title) FROM papers")}
 
     def fts_ok(self) -> bool:
         """FTS5's integrity-check of the index (True when the index is consistent)."""
