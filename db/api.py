@@ -322,6 +322,23 @@ class Library:
             partial.unlink(missing_ok=True)
         return count
 
+    def export_to_data_dir(self, query: str = "", status: str | None = None,
+                           fmt: str = "md") -> tuple[Path, int]:
+        """:meth:`export_file` into ``exports/papertray-<UTC time>.<ending>`` beside the marks
+        file (the browser's export); returns the path and how many papers. Raises OSError."""
+        from datetime import UTC, datetime
+
+        from db.export import FORMATS
+
+        folder = self.paths.marks.parent / "exports"
+        folder.mkdir(mode=0o700, exist_ok=True)
+        stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
+        path, n = folder / f"papertray-{stamp}{FORMATS[fmt]}", 1
+        while path.exists():  # two exports in one second
+            n += 1
+            path = folder / f"papertray-{stamp}-{n}{FORMATS[fmt]}"
+        return path, self.export_file(path, query, status, fmt)
+
     @_recovering
     def _papers(self, ids: list[str]) -> list[Paper]:
         conn = self._index()
