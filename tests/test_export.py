@@ -38,7 +38,7 @@ def _export(lib: Library, fmt: str, query: str = "", status: str | None = None) 
     return out.getvalue()
 
 
-@pytest.mark.parametrize("fmt", ["json", "bib"])
+@pytest.mark.parametrize("fmt", ["json", "bib", "csv"])
 def test_round_trip_gives_the_same_papers(mixed, tmp_path, fmt):
     exported = tmp_path / "seeds" / f"export.{fmt}"
     exported.parent.mkdir()
