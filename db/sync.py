@@ -277,14 +277,12 @@ def _fields_of(conn: sqlite3.Connection) -> dict[str, dict]:
 def _with_fields(entry: Entry, fields: dict | None) -> Entry:
     """``entry`` with a structured source's fields, or with none (as its abstract alone gives)."""
     if fields is None:
-        if not entry.rich:
+        # a title-only paper (no abstract) always has a structured source
+        if not entry.rich or not entry.abstract_source:
             return entry
         from db.seeds import abstract_entry
 
-        if not entry.abstract_source:  # a title-only paper always has a structured source
-            return entry
-        return replace(abstract_entry(entry.abstract_source, entry.position, entry.collection),
-                       abstract_markup=entry.abstract_markup)
+        return abstract_entry(entry.abstract_source, entry.position, entry.collection)
     return replace(entry, title=fields["title"], authors=tuple(fields["authors"]),
                    year=fields["year"], venue=fields["venue"], urls=tuple(fields["urls"]),
                    code_url=fields["code_url"], rich=True)
