@@ -128,13 +128,18 @@ def bib_key(paper: Paper) -> str:
 
 
 def _braced(value: str) -> str:
-    """``value`` safe inside BibTeX braces: one line, braces escaped when they do not pair."""
+    """``value`` safe inside BibTeX braces: one line, and a brace without its partner left out
+    (BibTeX has no escape for one: a headline cut inside ``\\emph{...}`` would break the entry;
+    an abstract with such a brace loads back as another paper, the one change of round trip)."""
     value = " ".join(value.split())
-    depth = 0
-    for ch in value:
-        depth += {"{": 1, "}": -1}.get(ch, 0)
-        if depth < 0:
-            break
-    if depth:
-        value = re.sub(r"(?<!\\)([{}])", r"\\\1", value)
-    return value
+    unmatched: list[int] = []
+    opened: list[int] = []
+    for i, ch in enumerate(value):
+        if ch == "{":
+            opened.append(i)
+        elif ch == "}" and opened:
+            opened.pop()
+        elif ch == "}":
+            unmatched.append(i)
+    drop = set(unmatched + opened)
+    return "".join(ch for i, ch in enumerate(value) if i not in drop) if drop else value

@@ -93,7 +93,8 @@ def parse(kind: str, text: str, fallback_label: str,
     """Parse a structured seed file into ``(collection, entries)``.
 
     The collection is the commonest ``VENUE YEAR`` of the records, else ``fallback_label``.
-    Records that are no paper are described in ``skipped`` ("record 7: no title or abstract").
+    Records that are no paper are counted in ``skipped``, one line per reason
+    ("1 record(s) with no title or abstract left out: 4").
     Raises :class:`SeedError` when the file cannot be read as ``kind`` or holds no paper.
     """
     if kind == "jsonl":

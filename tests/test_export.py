@@ -54,6 +54,25 @@ def test_round_trip_gives_the_same_papers(mixed, tmp_path, fmt):
         assert parm.abstract_source == mixed.get("0412d482").abstract_source
 
 
+def test_a_headline_cut_inside_latex_braces_still_makes_a_bibtex_entry(tmp_path):
+    seeds = tmp_path / "seeds"
+    seeds.mkdir()
+    (seeds / "a.txt").write_text(
+        "Test 2025\n\nWe extend a result of Brown and Low [\\emph{Ann. Stat. 1996}] to any "
+        "loss. The bound is tight.\n", encoding="utf-8")
+    exported = tmp_path / "again" / "a.bib"
+    exported.parent.mkdir()
+    with Library([seeds], tmp_path / "data") as lib:
+        lib.sync()
+        (hit,) = lib.search("").hits
+        assert hit.headline == r"We extend a result of Brown and Low [\emph{Ann."
+        lib.export_file(exported)
+    assert r"title = {We extend a result of Brown and Low [\emphAnn.}," in exported.read_text()
+    with Library([exported.parent], tmp_path / "data2") as again:
+        again.sync()
+        assert [h.id for h in again.search("").hits] == [hit.id]
+
+
 def test_json_is_the_hit_shape_plus_the_abstract(mixed):
     data = json.loads(_export(mixed, "json", "au:weisen"))
     assert (data["query"], data["total"]) == ("au:weisen", 1)
