@@ -12,10 +12,12 @@ import os
 import sqlite3
 import threading
 import weakref
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
+from typing import TextIO
 
 from db import marks as marks_db
+from db import marks_io
 from db import notes as notes_db
 from db import search as search_db
 from db import similar as similar_db
@@ -27,6 +29,7 @@ from db.schema import _move_aside, check_file, connect
 from db.seeds import discover, shipped_seeds
 
 DEFAULT_LIMIT = 200
+EXPORT_PAGE = 5000  # papers per query page while exporting
 
 
 def default_seed_paths() -> list[Path]:
@@ -314,6 +317,69 @@ class Library:
             raise LibraryError(f"no paper has the id {paper_id}")
         return Paper(**search_db.paper_from_row(conn, row))
 
+    def papers(self, query: str = "", status: str | None = None) -> Iterator[Paper]:
+        """Every paper a query finds (whole papers, best first; seed order for no query), read
+        a page of :data:`EXPORT_PAGE` at a time, for exports. Never raises on query text."""
+        offset = 0
+        while True:
+            result = self.search(query, status, limit=EXPORT_PAGE, offset=offset)
+            yield from self._papers([h.id for h in result.hits])
+            offset += len(result.hits)
+            if not result.hits or offset >= result.total:
+                return
+
+    def export(self, query: str, status: str | None, fmt: str, out: TextIO) -> int:
+        """Write the papers ``query`` finds to ``out`` in ``fmt`` (:data:`db.export.FORMATS`);
+        returns how many. Raises ValueError for an unknown format."""
+        from db import export
+
+        return export.write(self.papers(query, status), fmt, out, query)
+
+    def export_file(self, path: Path, query: str = "", status: str | None = None,
+                    fmt: str | None = None) -> int:
+        """:meth:`export` into ``path`` (format from its ending when ``fmt`` is None, else
+        Markdown). Written to a temporary file first and renamed, so a failed export never
+        leaves half a file. Raises OSError when the file cannot be written."""
+        from db import export
+
+        fmt = fmt or next((f for f, end in export.FORMATS.items() if path.suffix == end), "md")
+        partial = path.with_name(path.name + ".partial")
+        try:
+            with partial.open("w", encoding="utf-8", newline="") as out:
+                count = self.export(query, status, fmt, out)
+            partial.replace(path)
+        finally:
+            partial.unlink(missing_ok=True)
+        return count
+
+    def export_to_data_dir(self, query: str = "", status: str | None = None,
+                           fmt: str = "md") -> tuple[Path, int]:
+        """:meth:`export_file` into ``exports/papertray-<UTC time>.<ending>`` beside the marks
+        file (the browser's export); returns the path and how many papers. Raises OSError."""
+        from datetime import UTC, datetime
+
+        from db.export import FORMATS
+
+        folder = self.paths.marks.parent / "exports"
+        folder.mkdir(mode=0o700, exist_ok=True)
+        stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
+        path, n = folder / f"papertray-{stamp}{FORMATS[fmt]}", 1
+        while path.exists():  # two exports in one second
+            n += 1
+            path = folder / f"papertray-{stamp}-{n}{FORMATS[fmt]}"
+        return path, self.export_file(path, query, status, fmt)
+
+    @_recovering
+    def _papers(self, ids: list[str]) -> list[Paper]:
+        conn = self._index()
+        found: dict[str, Paper] = {}
+        for start in range(0, len(ids), 500):
+            chunk = ids[start:start + 500]
+            for row in conn.execute(search_db.paper_row_sql() + " WHERE p.id IN "
+                                    f"({','.join('?' * len(chunk))})", chunk):
+                found[row[0]] = Paper(**search_db.paper_from_row(conn, row))
+        return [found[i] for i in ids if i in found]
+
     @_recovering
     def counts(self) -> dict[str, int]:
         """``{"all", "new", "to-read", "read"}``: papers in the index by status (from SQL)."""
@@ -406,9 +472,31 @@ class Library:
         return notes_db.annotations(self._marks())
 
     def _describe(self, paper_id: str) -> tuple[str | None, str] | None:
-        row = self._index().execute("SELECT coalesce(name, title, headline), abstract "
+        # a paper known only by its title is anchored by its title
+        row = self._index().execute("SELECT coalesce(name, title, headline), "
+                                    "coalesce(nullif(abstract, ''), title) "
                                     "FROM papers WHERE id=?", (paper_id,)).fetchone()
         return (row[0], row[1]) if row else None
+
+    def export_marks(self) -> dict:
+        """Every mark (and reset to new) as the JSON data of a marks file; see
+        :func:`db.marks_io.export_marks`."""
+        return marks_io.export_marks(self._index())
+
+    def import_marks(self, data: bytes) -> marks_io.ImportSummary:
+        """Merge a marks file's bytes into the marks (newer time wins per paper; unknown ids
+        re-attached by text or kept as orphans); one undoable step. Raises
+        :class:`LibraryError` (one line) when ``data`` is no marks file."""
+        records = marks_io.read_file(data)
+        return marks_io.import_marks(self._marks(), records, self._known, self._anchors)
+
+    def _known(self, paper_id: str) -> bool:
+        return self._index().execute("SELECT 1 FROM papers WHERE id=?",
+                                     (paper_id,)).fetchone() is not None
+
+    def _anchors(self) -> dict[str, str]:
+        return {pid: marks_db.anchor(text) for pid, text in self._index().execute(
+            "SELECT id, coalesce(nullif(abstract, ''), title) FROM papers")}
 
     def fts_ok(self) -> bool:
         """FTS5's integrity-check of the index (True when the index is consistent)."""

@@ -79,12 +79,17 @@ class Paper(Hit):
     ``abstract_source`` is the text as it stands in the seed file (controls removed);
     ``abstract_markup`` is the same with PDF line-break hyphenation repaired — front ends render it
     with :func:`db.render.render_segments`. ``note`` is the reader's note ("" when none).
+    with :func:`db.render.render_segments`. Both are "" for a paper known only by its title.
+    ``authors``, ``year`` and ``venue`` come from structured seeds (JSON, CSV, BibTeX) only.
     """
 
     abstract_source: str = ""
     abstract_markup: str = ""
     urls: tuple[str, ...] = ()
     note: str = ""
+    authors: tuple[str, ...] = ()
+    year: int | None = None
+    venue: str | None = None
 
     def to_json(self) -> dict:
         from db.render import render_plain
@@ -94,6 +99,9 @@ class Paper(Hit):
         data["abstract_source"] = self.abstract_source
         data["urls"] = list(self.urls)
         data["note"] = self.note
+        data["authors"] = list(self.authors)
+        data["year"] = self.year
+        data["venue"] = self.venue
         return data
 
 

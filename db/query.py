@@ -4,6 +4,7 @@ Syntax (README "Query syntax"): plain words (all must match; the last one is a p
 typing), ``"exact phrase"``, ``-word`` / ``-"phrase"`` to exclude, ``word*`` prefix, ``a OR b``,
 and filters ``is:new|to-read|read``, ``has:code``, ``in:TEXT`` (collection or seed file),
 ``tag:NAME`` (the reader's tags).
+``au:NAME`` (an author's name; words joined by ``.``, ``_`` or ``-`` are one name, in order).
 User text never reaches MATCH unquoted: every term becomes a quoted FTS5 string of the tokens
 the index's tokenizer would see, so ``c++``, ``NOT``, ``[CLS]`` and ``"`` are just text.
 """
@@ -20,7 +21,7 @@ from db.text import clean, join_tokens, search_form
 
 _TOKEN_RE = re.compile(r"[^\W_]+")
 _PIECE_RE = re.compile(r'(-?)"([^"]*)("?)|(\S+)')
-FILTER_KEYS = ("is", "has", "in", "tag")
+FILTER_KEYS = ("is", "has", "in", "tag", "au")
 STATUS_FILTERS = {"new": "new", "to-read": "to-read", "toread": "to-read", "unread": "new",
                   "read": "read"}
 MAX_QUERY_CHARS = 2000  # longer input is cut: no one types more, and FTS5 cost grows with it
@@ -57,6 +58,7 @@ class Query:
     not_within: list[str] = field(default_factory=list)  # -in:TEXT
     tags: list[str] = field(default_factory=list)  # tag:NAME (folded by db.notes.tag_name)
     not_tags: list[str] = field(default_factory=list)  # -tag:NAME
+    authors: list[Term] = field(default_factory=list)  # au:NAME, -au:NAME (Term.negated)
     notices: list[str] = field(default_factory=list)
 
     @property
@@ -114,7 +116,12 @@ class Query:
         words += [f"-in:{w}" for w in self.not_within]
         words += [f"tag:{w}" for w in self.tags]
         words += [f"-tag:{w}" for w in self.not_tags]
+        words += [("-au:" if t.negated else "au:") + "_".join(t.tokens) for t in self.authors]
         return " ".join(words)
+
+    def author_expression(self, term: Term) -> str:
+        """FTS5 MATCH text for an ``au:`` filter: the name's words in the authors column."""
+        return "authors : " + Term(term.tokens).fts()
 
 
 def tokens(text: str) -> tuple[str, ...]:
@@ -216,6 +223,10 @@ def _filter(q: Query, word: str, negated: bool = False) -> bool:
             q.not_status.append(status)
         else:
             q.status = status
+    elif key == "au":
+        toks = tokens(value)
+        if toks:
+            q.authors.append(Term(toks, negated=negated))
     elif key == "has":
         if value.lower() == "code":
             q.has_code = not negated

@@ -16,13 +16,15 @@ from db.models import LibraryError
 from db.paths import DataPaths, private_file
 
 #: Bump when the index's tables change; an index of another version is rebuilt from the seeds.
-INDEX_VERSION = 5  # 4: papers.body, the FTS column that splits CJK text (db.text.split_cjk)
+INDEX_VERSION = 6  # 4: papers.body, the FTS column that splits CJK text (db.text.split_cjk)
 #                    5: papers.abstract_source NULL when it equals papers.abstract
+#                    6: papers.authors/year/venue, sources.meta, the FTS column authors
 BUSY_TIMEOUT_MS = 10_000
 
-# bm25 weights of the FTS columns (name, title, body): a word in the method's name or the
-# title says more about a paper than the same word somewhere in its abstract.
-BM25_WEIGHTS = (8.0, 8.0, 1.0)
+# bm25 weights of the FTS columns (name, title, body, authors): a word in the method's name or
+# the title says more about a paper than the same word somewhere in its abstract; an author's
+# name typed as a plain word is as telling as a word of the title.
+BM25_WEIGHTS = (8.0, 8.0, 1.0, 8.0)
 
 INDEX_DDL = """
 CREATE TABLE IF NOT EXISTS files (
@@ -44,6 +46,8 @@ CREATE TABLE IF NOT EXISTS papers (
     body TEXT,                      -- db.text.search_form(abstract) when it differs, else NULL
     urls TEXT NOT NULL,             -- JSON list
     code_url TEXT,
+    authors TEXT,                   -- names separated by "; " (structured seeds only)
+    year INTEGER, venue TEXT,
     collection TEXT NOT NULL DEFAULT '',
     first_file TEXT NOT NULL DEFAULT '',
     first_pos INTEGER NOT NULL DEFAULT 0
@@ -51,30 +55,34 @@ CREATE TABLE IF NOT EXISTS papers (
 CREATE INDEX IF NOT EXISTS papers_seed_order ON papers(first_file, first_pos);
 CREATE TABLE IF NOT EXISTS sources (
     file TEXT NOT NULL, position INTEGER NOT NULL, paper_id TEXT NOT NULL,
+    meta TEXT,                      -- JSON fields of a structured seed's record (db.sync), or NULL
     PRIMARY KEY (file, position)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS sources_paper ON sources(paper_id);
 CREATE TABLE IF NOT EXISTS vocab (term TEXT PRIMARY KEY, df INTEGER NOT NULL) WITHOUT ROWID;
 -- what the FTS indexes: the abstract, or its search form (CJK split, folded) when that differs
-CREATE VIEW IF NOT EXISTS papers_search(rowid, name, title, body) AS
-    SELECT rowid, name, title, coalesce(body, abstract) FROM papers;
+CREATE VIEW IF NOT EXISTS papers_search(rowid, name, title, body, authors) AS
+    SELECT rowid, name, title, coalesce(body, abstract), authors FROM papers;
 CREATE VIRTUAL TABLE IF NOT EXISTS papers_fts USING fts5(
-    name, title, body, content='papers_search', content_rowid='rowid',
+    name, title, body, authors, content='papers_search', content_rowid='rowid',
     tokenize='porter unicode61 remove_diacritics 2'
 );
 CREATE TRIGGER IF NOT EXISTS papers_ai AFTER INSERT ON papers BEGIN
-    INSERT INTO papers_fts(rowid, name, title, body)
-    VALUES (new.rowid, new.name, new.title, coalesce(new.body, new.abstract));
+    INSERT INTO papers_fts(rowid, name, title, body, authors)
+    VALUES (new.rowid, new.name, new.title, coalesce(new.body, new.abstract), new.authors);
 END;
 CREATE TRIGGER IF NOT EXISTS papers_ad AFTER DELETE ON papers BEGIN
-    INSERT INTO papers_fts(papers_fts, rowid, name, title, body)
-    VALUES ('delete', old.rowid, old.name, old.title, coalesce(old.body, old.abstract));
+    INSERT INTO papers_fts(papers_fts, rowid, name, title, body, authors)
+    VALUES ('delete', old.rowid, old.name, old.title, coalesce(old.body, old.abstract),
+            old.authors);
 END;
-CREATE TRIGGER IF NOT EXISTS papers_au AFTER UPDATE OF name, title, abstract, body ON papers BEGIN
-    INSERT INTO papers_fts(papers_fts, rowid, name, title, body)
-    VALUES ('delete', old.rowid, old.name, old.title, coalesce(old.body, old.abstract));
-    INSERT INTO papers_fts(rowid, name, title, body)
-    VALUES (new.rowid, new.name, new.title, coalesce(new.body, new.abstract));
+CREATE TRIGGER IF NOT EXISTS papers_au AFTER UPDATE OF name, title, abstract, body, authors
+ON papers BEGIN
+    INSERT INTO papers_fts(papers_fts, rowid, name, title, body, authors)
+    VALUES ('delete', old.rowid, old.name, old.title, coalesce(old.body, old.abstract),
+            old.authors);
+    INSERT INTO papers_fts(rowid, name, title, body, authors)
+    VALUES (new.rowid, new.name, new.title, coalesce(new.body, new.abstract), new.authors);
 END;
 """
 

@@ -149,6 +149,10 @@ def _where(q: Query) -> tuple[list[str], list]:
             clauses.append(f"{negate}EXISTS (SELECT 1 FROM m.tags t WHERE t.paper_id = p.id "
                            "AND t.tag = ?)")
             params.append(value)
+    for term in q.authors:
+        clauses.append(f"p.rowid {'NOT ' if term.negated else ''}IN "
+                       "(SELECT rowid FROM papers_fts WHERE papers_fts MATCH ?)")
+        params.append(q.author_expression(term))
     exclusion = q.exclusion_expression()
     if exclusion:
         clauses.append("p.rowid NOT IN (SELECT rowid FROM papers_fts WHERE papers_fts MATCH ?)")
@@ -238,7 +242,7 @@ def _hits(conn: sqlite3.Connection, rows: list) -> list[Hit]:
 def paper_row_sql() -> str:
     """The columns :func:`paper_from_row` expects, in order."""
     return (f"SELECT {_HIT_COLUMNS}, 0.0, coalesce(p.abstract_source, p.abstract), p.abstract, "
-            "p.urls "
+            "p.urls, p.authors, p.year, p.venue "
             "FROM papers p LEFT JOIN m.marks k ON k.paper_id = p.id")
 
 
@@ -248,4 +252,6 @@ def paper_from_row(conn: sqlite3.Connection, row) -> dict:
     note = conn.execute("SELECT text FROM m.notes WHERE paper_id = ?", (hit.id,)).fetchone()
     return {**{f: getattr(hit, f) for f in Hit.__dataclass_fields__},
             "abstract_source": row[8], "abstract_markup": row[9],
-            "urls": tuple(json.loads(row[10])), "note": note[0] if note else ""}
+            "urls": tuple(json.loads(row[10])), "note": note[0] if note else "",
+            "authors": tuple(row[11].split("; ")) if row[11] else (), "year": row[12],
+            "venue": row[13]}

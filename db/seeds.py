@@ -13,10 +13,11 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from db.text import DecodeError, decode, paper_id, repair_hyphenation
+from db.text import DecodeError, clean, decode, paper_id, repair_hyphenation
 
 #: File endings read as seed files. Other files in a seed folder are ignored (a README, say).
-SEED_SUFFIXES = (".txt",)
+SEED_SUFFIXES = (".txt", ".json", ".jsonl", ".ndjson", ".csv", ".tsv", ".bib",
+                 ".json.gz", ".jsonl.gz", ".ndjson.gz", ".csv.gz", ".tsv.gz")
 
 _YEAR_RE = re.compile(r"(?<!\d)((?:19|20)\d\d)(?!\d)")
 _PARAGRAPH_RE = re.compile(r"\n[ \t]*\n\s*")
@@ -45,6 +46,12 @@ class Entry:
     headline: str
     urls: tuple[str, ...]
     code_url: str | None
+    authors: tuple[str, ...] = ()
+    year: int | None = None
+    venue: str | None = None
+    #: True when the record came from a format with fields (JSON, CSV, BibTeX): its title,
+    #: authors, year, venue and links then win over a text seed's for the same paper (db.sync)
+    rich: bool = False
 
 
 def shipped_seeds() -> Path:
@@ -66,10 +73,10 @@ class Discovery:
 def discover(paths: list[Path]) -> Discovery:
     """Expand seed paths (folders and files) into the seed files to read, sorted, no duplicates.
 
-    Folders are searched recursively for ``*.txt``; hidden files and folders are skipped. A file
-    named explicitly is read whatever its ending. Only regular files are read: a pipe, socket or
-    device would block or never end, so it is reported as a problem, like a broken link and a
-    path that does not exist. Nothing is opened here (stat only).
+    Folders are searched recursively for :data:`SEED_SUFFIXES`; hidden files and folders are
+    skipped. A file named explicitly is read whatever its ending. Only regular files are read:
+    a pipe, socket or device would block or never end, so it is reported as a problem, like a
+    broken link and a path that does not exist. Nothing is opened here (stat only).
     """
     files: dict[str, Path] = {}
     found = Discovery([], [], [])
@@ -144,38 +151,57 @@ def parse_text(text: str, fallback_label: str) -> tuple[str, list[Entry]]:
         collection = fallback_label
     if not paragraphs:
         raise SeedError("empty", "header only, no abstracts")
+    return collection, [abstract_entry(para, position, collection)
+                        for position, para in enumerate(paragraphs, start=1)]
+
+
+def abstract_entry(abstract: str, position: int, collection: str) -> Entry:
+    """The entry of one abstract with its derived fields (name, headline, links); the other
+    formats (:mod:`db.formats`) start from this and add the fields their records carry."""
     # imported here: a command that finds nothing to parse (the usual case) never pays for them
     from db.derive import code_url, headline, method_name, urls
 
-    entries = []
-    for position, para in enumerate(paragraphs, start=1):
-        source = " ".join(para.split())
-        markup = repair_hyphenation(source, is_english_word)
-        links = tuple(urls(source))
-        entries.append(Entry(
-            id=paper_id(source),
-            position=position,
-            collection=collection,
-            abstract_source=source,
-            abstract_markup=markup,
-            name=method_name(markup, is_english_word),
-            title=None,
-            headline=headline(markup),
-            urls=links,
-            code_url=code_url(list(links)),
-        ))
-    return collection, entries
+    source = " ".join(abstract.split())
+    markup = repair_hyphenation(source, is_english_word)
+    links = tuple(urls(source))
+    return Entry(
+        id=paper_id(source),
+        position=position,
+        collection=collection,
+        abstract_source=source,
+        abstract_markup=markup,
+        name=method_name(markup, is_english_word),
+        title=None,
+        headline=headline(markup),
+        urls=links,
+        code_url=code_url(list(links)),
+    )
 
 
-def parse_file(path: Path, data: bytes) -> tuple[str, list[Entry]]:
-    """Parse one seed file's bytes. Raises :class:`SeedError` (status and one-line reason)."""
+def parse_file(path: Path, data: bytes,
+               skipped: list[str] | None = None) -> tuple[str, list[Entry]]:
+    """Parse one seed file's bytes: plain text, or JSON, JSON Lines, CSV/TSV or BibTeX (told
+    by the ending, else by the content; gzip-compressed too; see :mod:`db.formats`).
+
+    Raises :class:`SeedError` (status and one-line reason). Records of a structured file that
+    cannot be a paper (no title and no abstract) are left out and described in ``skipped``.
+    """
+    from db import formats
+
+    name = path.name.lower()
+    if name.endswith(".gz"):
+        data, name = formats.gunzip(data), name[:-3]
     if not data.strip():
         raise SeedError("empty", "empty file")
     try:
-        text = decode(data)
+        text = decode(data, raw=True)
     except DecodeError as exc:
         raise SeedError("error", str(exc)) from None
-    return parse_text(text, path.stem)
+    kind = formats.kind_of(name, text)
+    if kind == "text":
+        return parse_text(clean(text), path.stem)
+    return formats.parse(kind, text, path.name.split(".")[0] or path.name,
+                         skipped if skipped is not None else [])
 
 
 @lru_cache(maxsize=1)

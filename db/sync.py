@@ -15,7 +15,7 @@ import time
 import unicodedata
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from db.models import FileReport, SyncReport
@@ -100,7 +100,9 @@ def plan_changes(conn: sqlite3.Connection, seed_paths: list[Path], force: bool =
             reports.append(FileReport(old[7], _shown(old[4]), old[5], old[6] or ""))
             continue
         try:
-            planned.collection, planned.entries = parse_file(path, data)
+            skipped: list[str] = []
+            planned.collection, planned.entries = parse_file(path, data, skipped)
+            planned.reason = "; ".join(skipped)
         except SeedError as exc:
             planned.status, planned.reason, planned.entries = exc.status, str(exc), []
         except (RecursionError, ValueError) as exc:
@@ -165,10 +167,11 @@ def apply_changes(conn: sqlite3.Connection, to_apply: list[_Planned], removed: l
                  len(p.entries or ()), p.reason or None, p.collection))
             rows = []
             for e in p.entries or ():
-                new_entries.setdefault(e.id, e)
-                rows.append((str(p.path), e.position, e.id))
-            conn.executemany("INSERT OR IGNORE INTO sources(file, position, paper_id) "
-                             "VALUES (?,?,?)", rows)
+                if e.id not in new_entries or (e.rich and not new_entries[e.id].rich):
+                    new_entries[e.id] = e
+                rows.append((str(p.path), e.position, e.id, _meta(e)))
+            conn.executemany("INSERT OR IGNORE INTO sources(file, position, paper_id, meta) "
+                             "VALUES (?,?,?,?)", rows)
             affected.update(e.id for e in p.entries or ())
         if affected:
             added_ids = _apply_papers(conn, affected, new_entries, report)
@@ -189,13 +192,19 @@ def _apply_papers(conn: sqlite3.Connection, affected: set[str], new_entries: dic
     # papers whose last source went away
     vocab: Counter[str] = Counter()
     gone = conn.execute(
-        "SELECT id, name, title, coalesce(body, abstract) FROM papers "
+        "SELECT id, name, title, coalesce(body, abstract), authors FROM papers "
         "WHERE id IN (SELECT id FROM temp.affected) "
         "AND NOT EXISTS (SELECT 1 FROM sources s WHERE s.paper_id = papers.id)").fetchall()
-    for _id, name, title, body in gone:
-        vocab.subtract(terms_of(" ".join(filter(None, (name, title, body)))))
+    for _id, *texts in gone:
+        vocab.subtract(terms_of(" ".join(filter(None, texts))))
     conn.executemany("DELETE FROM papers WHERE id=?", [(g[0],) for g in gone])
     report.removed += len(gone)
+    # a paper's title, authors, year, venue and links come from its first structured source in
+    # seed order (file path, then position), whichever files changed; a text seed has none
+    fields = _fields_of(conn)
+    for i, e in new_entries.items():
+        if i in fields:
+            new_entries[i] = _with_fields(e, fields[i])
     added = [e for i, e in new_entries.items() if i not in existing]
     # body: the abstract as the FTS indexes it (CJK characters split, db.text.search_form), NULL
     # when that is the abstract itself; the vocabulary is taken from the same form, so that
@@ -203,34 +212,109 @@ def _apply_papers(conn: sqlite3.Connection, affected: set[str], new_entries: dic
     bodies = {e.id: _body(e.abstract_markup) for e in added}
     conn.executemany(
         "INSERT INTO papers(id, name, title, headline, abstract_source, abstract, body, urls, "
-        "code_url) VALUES (?,?,?,?,?,?,?,?,?)",
+        "code_url, authors, year, venue) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
         [(e.id, e.name, e.title, e.headline, _source(e), e.abstract_markup, bodies[e.id],
-          json.dumps(list(e.urls)), e.code_url) for e in added])
+          json.dumps(list(e.urls)), e.code_url, _authors(e), e.year, e.venue) for e in added])
     for e in added:
-        vocab.update(terms_of(" ".join(filter(None, (
-            e.name, e.title, bodies[e.id] or e.abstract_markup)))))
+        vocab.update(_terms(e, bodies[e.id]))
     report.added += len(added)
-    # a forced rebuild re-derives names and headlines of papers it already had
+    # a forced rebuild re-derives names and headlines of papers it already had; a paper whose
+    # structured source changed or went away gets the fields of the one that now comes first
     kept = [new_entries[i] for i in existing if i in new_entries]
+    kept += [_with_fields(e, fields.get(e.id)) for e in _entries_of(
+        conn, [i for i in existing if i not in new_entries])]
+    before = {e.id: e for e in _entries_of(conn, [e.id for e in kept])}
+    for e in kept:  # the words of a changed title, name, author list or abstract
+        old = before[e.id]
+        if (old.name, old.title, old.authors, old.abstract_markup) != (
+                e.name, e.title, e.authors, e.abstract_markup):
+            vocab.subtract(_terms(old))
+            vocab.update(_terms(e))
     cur = conn.executemany(
         "UPDATE papers SET name=?, title=?, headline=?, abstract_source=?, abstract=?, body=?, "
-        "urls=?, code_url=? WHERE id=? AND (name IS NOT ? OR title IS NOT ? OR headline IS NOT ? "
-        "OR abstract IS NOT ? OR urls IS NOT ? OR code_url IS NOT ?)",
+        "urls=?, code_url=?, authors=?, year=?, venue=? WHERE id=? AND (name IS NOT ? "
+        "OR title IS NOT ? OR headline IS NOT ? OR abstract IS NOT ? OR urls IS NOT ? "
+        "OR code_url IS NOT ? OR authors IS NOT ? OR year IS NOT ? OR venue IS NOT ?)",
         [(e.name, e.title, e.headline, _source(e), e.abstract_markup,
-          _body(e.abstract_markup), json.dumps(list(e.urls)), e.code_url, e.id, e.name,
-          e.title, e.headline, e.abstract_markup, json.dumps(list(e.urls)), e.code_url)
-         for e in kept])
+          _body(e.abstract_markup), json.dumps(list(e.urls)), e.code_url, _authors(e), e.year,
+          e.venue, e.id, e.name, e.title, e.headline, e.abstract_markup,
+          json.dumps(list(e.urls)), e.code_url, _authors(e), e.year, e.venue) for e in kept])
     report.changed += max(cur.rowcount, 0)
     # where each affected paper now stands first (seed order) and which collection that is
     conn.execute(
         "UPDATE papers SET (first_file, first_pos) = (SELECT s.file, s.position FROM sources s "
         "WHERE s.paper_id = papers.id ORDER BY s.file, s.position LIMIT 1) "
         "WHERE id IN (SELECT id FROM temp.affected)")
+    # a record's own venue (and year) is its collection: one JSON file may hold many venues
     conn.execute(
-        "UPDATE papers SET collection = coalesce((SELECT f.collection FROM files f "
-        "WHERE f.path = papers.first_file), '') WHERE id IN (SELECT id FROM temp.affected)")
+        "UPDATE papers SET collection = CASE WHEN venue IS NOT NULL "
+        "THEN trim(venue || ' ' || coalesce(year, '')) ELSE coalesce((SELECT f.collection "
+        "FROM files f WHERE f.path = papers.first_file), '') END "
+        "WHERE id IN (SELECT id FROM temp.affected)")
     _update_vocab(conn, vocab)
     return [e.id for e in added]
+
+
+def _meta(entry: Entry) -> str | None:
+    """The fields a structured seed's record gives its paper, as JSON (None for a text seed)."""
+    if not entry.rich:
+        return None
+    return json.dumps({"title": entry.title, "authors": list(entry.authors), "year": entry.year,
+                       "venue": entry.venue, "urls": list(entry.urls),
+                       "code_url": entry.code_url}, ensure_ascii=False)
+
+
+def _fields_of(conn: sqlite3.Connection) -> dict[str, dict]:
+    """Affected paper id → the fields of its first structured source (file path, position)."""
+    found: dict[str, str] = {}
+    for paper_id, meta in conn.execute(
+            "SELECT paper_id, meta FROM sources WHERE meta IS NOT NULL AND paper_id IN "
+            "(SELECT id FROM temp.affected) ORDER BY file, position"):
+        found.setdefault(paper_id, meta)
+    return {k: json.loads(v) for k, v in found.items()}
+
+
+def _with_fields(entry: Entry, fields: dict | None) -> Entry:
+    """``entry`` with a structured source's fields, or with none (as its abstract alone gives)."""
+    if fields is None:
+        # a title-only paper (no abstract) always has a structured source
+        if not entry.rich or not entry.abstract_source:
+            return entry
+        from db.seeds import abstract_entry
+
+        return abstract_entry(entry.abstract_source, entry.position, entry.collection)
+    return replace(entry, title=fields["title"], authors=tuple(fields["authors"]),
+                   year=fields["year"], venue=fields["venue"], urls=tuple(fields["urls"]),
+                   code_url=fields["code_url"], rich=True)
+
+
+def _entries_of(conn: sqlite3.Connection, ids: list[str]) -> list[Entry]:
+    """Entries rebuilt from the index's rows of existing papers (no seed file is read)."""
+    out = []
+    for start in range(0, len(ids), 500):
+        chunk = ids[start:start + 500]
+        for row in conn.execute(
+                "SELECT id, name, title, headline, coalesce(abstract_source, abstract), abstract, "
+                "urls, code_url, authors, year, venue FROM papers WHERE id IN "
+                f"({','.join('?' * len(chunk))})", chunk):
+            out.append(Entry(
+                id=row[0], position=0, collection="", abstract_source=row[4],
+                abstract_markup=row[5], name=row[1], title=row[2], headline=row[3],
+                urls=tuple(json.loads(row[6])), code_url=row[7],
+                authors=tuple(row[8].split("; ")) if row[8] else (), year=row[9], venue=row[10],
+                rich=bool(row[2] or row[8] or row[9] or row[10])))
+    return out
+
+
+def _terms(entry: Entry, body: str | None = "") -> set[str]:
+    """The vocabulary words of a paper: name, title, abstract as the FTS sees it, authors."""
+    body = _body(entry.abstract_markup) if body == "" else body
+    return terms_of(" ".join(filter(None, (entry.name, entry.title,
+                                           body or entry.abstract_markup, _authors(entry)))))
+
+
+def _authors(entry: Entry) -> str | None:
+    return "; ".join(entry.authors) or None
 
 
 def _body(markup: str) -> str | None:

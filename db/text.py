@@ -19,8 +19,9 @@ class DecodeError(ValueError):
     """The bytes are not text (binary junk); the message says why in a few words."""
 
 
-def decode(data: bytes) -> str:
-    """Decode a seed file's bytes to text with ``\\n`` line endings and no control characters.
+def decode(data: bytes, raw: bool = False) -> str:
+    """Decode a seed file's bytes to text with ``\\n`` line endings and no control characters
+    (with ``raw``, controls and tabs are kept: a TSV file's fields are split by tabs).
 
     Order: UTF-8 with BOM, UTF-16 with BOM, UTF-8, then cp1252 (Latin-1 for its five undefined
     bytes). Raises :class:`DecodeError` when the bytes look binary: more than 10% of the decoded
@@ -42,7 +43,7 @@ def decode(data: bytes) -> str:
         junk = len(_CONTROL_RE.findall(text)) + text.count("\ufffd")
         if junk > len(text) * 0.10:
             raise DecodeError("binary data, not text")
-    return clean(text)
+    return text if raw else clean(text)
 
 
 def _cp1252_or_latin1(data: bytes) -> str:

@@ -120,7 +120,8 @@ def test_show_json_and_prefixes(run_cli):
     full = run_cli("show", "0412d482992496cb", "--json")
     assert full.exit_code == 0
     data = full.json()
-    assert set(data) == HIT_KEYS | {"abstract", "abstract_source", "urls", "note"}
+    assert set(data) == HIT_KEYS | {"abstract", "abstract_source", "urls", "note", "authors",
+                                    "year", "venue"}
     assert data["urls"] == ["https://github.com/Baijiong-Lin/PARM"]
     assert data["abstract_source"].startswith("Multi-objective test-time alignment aims")
     assert "**PARM**" not in data["abstract"] and "PARM" in data["abstract"]

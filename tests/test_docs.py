@@ -8,6 +8,7 @@ import re
 import click
 import pytest
 
+from db.marks_io import ImportSummary
 from db.models import FileReport, Hit, SearchResult, SyncReport
 from tests.db_support import REPO
 from tui.cli import cli
@@ -76,7 +77,9 @@ def test_json_keys_are_documented():
     keys = set(hit.to_json()) | set(SearchResult("", "", "", 0, []).to_json())
     keys |= set(SyncReport().to_json()) | set(FileReport("", "loaded").to_json())
     keys |= {"abstract", "abstract_source", "urls", "orphan_marks", "problems", "collections",
-             "entries", "files", "changed", "old", "new", "updated_at", "label"}
+             "entries", "files", "changed", "old", "new", "updated_at", "label", "authors",
+             "year", "venue", "format", "version", "exported_at", "marks", "anchor"}
+    keys |= set(ImportSummary().to_json())
     missing = sorted(k for k in keys if f'"{k}"' not in README)
     assert missing == []
 
@@ -84,7 +87,7 @@ def test_json_keys_are_documented():
 def test_query_syntax_is_documented():
     section = README.split("## Query syntax", 1)[1].split("\n## ", 1)[0]
     for syntax in ('"exact phrase"', "-word", "word*", "OR", "is:new", "is:to-read", "is:read",
-                   "has:code", "in:"):
+                   "has:code", "in:", "au:"):
         assert syntax in section, syntax
 
 

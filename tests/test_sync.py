@@ -45,9 +45,9 @@ def parse_calls(monkeypatch):
     calls: list[str] = []
     original = db.sync.parse_file
 
-    def counting(path, data):
+    def counting(path, data, skipped=None):
         calls.append(path.name)
-        return original(path, data)
+        return original(path, data, skipped)
 
     monkeypatch.setattr(db.sync, "parse_file", counting)
     return calls

@@ -42,6 +42,7 @@ from tui.widgets import (
     SyncProgress,
 )
 from tui.workers import (
+    Exported,
     LibraryOpened,
     MarkOp,
     MarksChanged,
@@ -121,6 +122,9 @@ class PapertrayApp(ReaderTools, SearchingApp):
                 tooltip="Copy a BibTeX citation of the paper to the clipboard"),
         Binding("L", "cycle_layout", "layout", show=False, id="app.layout",
                 tooltip="Switch the layout: automatic, stacked, side by side"),
+        Binding("e", "export", "export", show=False, id="app.export",
+                tooltip="Export the papers shown (query and filter) to a Markdown checklist in "
+                        "the data folder"),
         Binding("q", "quit", "quit", id="app.quit",
                 tooltip="Quit (marks are saved as you make them)"),
         Binding("ctrl+q", "quit", "quit", show=False, priority=True, id="app.quit-anywhere",
@@ -307,6 +311,21 @@ class PapertrayApp(ReaderTools, SearchingApp):
         (the history is on disk: this survives a restart)."""
         if self.lib is not None:
             self._queue(MarkOp("undo"))
+
+    def action_export(self) -> None:
+        """Write the current query's papers (with the status filter) to a file, off the UI
+        thread; :meth:`_exported` shows where."""
+        if self.lib is not None:
+            self.export_papers(self._query, self.status_filter)
+
+    @on(Exported)
+    def _exported(self, message: Exported) -> None:
+        if message.error:
+            self.notify(f"export failed: {one_line(message.error)}", severity="error",
+                        markup=False)
+        else:
+            self.notify(f"exported {message.count} papers to {one_line(message.path)}",
+                        markup=False, timeout=10)
 
     def _queue(self, op: MarkOp) -> None:
         self._unsaved.append(op)

@@ -18,7 +18,9 @@ import textwrap
 import click
 
 from db import Library, LibraryError
+from db.render import render_plain
 from db.text import one_line
+from tui.cli_export import register as register_export
 from tui.cli_marks import register as register_marks
 from tui.cli_reader import register as register_reader
 
@@ -133,7 +135,10 @@ def sync(obj: Context, force: bool, as_json: bool) -> None:
 
 
 def _hit_line(hit, width: int) -> str:
-    label = one_line(hit.title or hit.name or "")
+    if hit.title:  # a real title says more than name and headline together
+        text = f"{hit.short_id}  {_glyph(hit.status)}  {one_line(render_plain(hit.title))}"
+        return text if len(text) <= width else text[: width - 1] + "…"
+    label = one_line(hit.name or "")
     text = f"{hit.short_id}  {_glyph(hit.status)}  {label[:24]:<16}  {one_line(hit.headline)}"
     return text if len(text) <= width else text[: width - 1] + "…"
 
@@ -193,7 +198,10 @@ def show(obj: Context, paper_id: str, as_json: bool) -> None:
         return
     width = min(_width(), 100)
     head = [
-        ("id", paper.id), ("name", paper.name), ("title", paper.title),
+        ("id", paper.id), ("name", paper.name),
+        ("title", render_plain(paper.title) if paper.title else None),
+        ("authors", ", ".join(paper.authors)),
+        ("venue", " ".join(str(v) for v in (paper.venue, paper.year) if v)),
         ("status", paper.status), ("collection", paper.collection),
         ("sources", ", ".join(f"{s.file}:{s.position}" for s in paper.sources)),
         ("code", paper.code_url),
@@ -201,8 +209,9 @@ def show(obj: Context, paper_id: str, as_json: bool) -> None:
     for key, value in head:
         if value:
             click.echo(f"{key + ':':<12}{one_line(str(value))}")
-    click.echo()
-    click.echo(textwrap.fill(one_line(data["abstract"]), width=width, break_on_hyphens=False))
+    if data["abstract"]:
+        click.echo()
+        click.echo(textwrap.fill(one_line(data["abstract"]), width=width, break_on_hyphens=False))
     other = [u for u in paper.urls if u != paper.code_url]
     if other:
         click.echo()
@@ -291,6 +300,7 @@ def orphans(obj: Context, as_json: bool) -> None:
 
 register_marks(cli, pass_context)
 register_reader(cli, pass_context)
+register_export(cli, pass_context, STATUS_CHOICE)
 
 
 _signalled = [signal.SIGINT]

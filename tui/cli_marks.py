@@ -21,7 +21,7 @@ def register(cli: click.Group, pass_context) -> None:
 
     @cli.group()
     def marks() -> None:
-        """Backups of your marks (made automatically, the newest five kept)."""
+        """Backups of your marks, and marks files to carry them to another machine."""
 
     @marks.command(name="backups")
     @click.option("--json", "as_json", is_flag=True, help="Print the backups as JSON.")
@@ -61,3 +61,40 @@ def register(cli: click.Group, pass_context) -> None:
             raise click.ClickException(str(exc)) from None
         moved = f"; the previous file is now {aside.name}" if aside else ""
         click.echo(f"restored the marks from {one_line(chosen.name)}{moved}")
+
+    @marks.command(name="export")
+    @click.argument("target", type=click.Path(dir_okay=False, path_type=Path))
+    @pass_context
+    def export_marks(obj, target: Path) -> None:
+        """Write every mark (id, status, time, title and start of the abstract) to TARGET."""
+        data = obj.open_library().export_marks()
+        partial = target.with_name(target.name + ".partial")
+        try:
+            partial.write_text(json.dumps(data, ensure_ascii=False, indent=1) + "\n",
+                               encoding="utf-8")
+            partial.replace(target)
+        except OSError as exc:
+            partial.unlink(missing_ok=True)
+            raise click.ClickException(
+                f"cannot write {one_line(str(target))}: {exc.strerror or exc}") from None
+        click.echo(f"exported {len(data['marks'])} marks to {one_line(str(target))}")
+
+    @marks.command(name="import")
+    @click.argument("source", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+    @click.option("--json", "as_json", is_flag=True, help="Print what changed as JSON.")
+    @pass_context
+    def import_marks(obj, source: Path, as_json: bool) -> None:
+        """Merge a marks file from `marks export`: per paper the newer mark wins (undoable)."""
+        library = obj.open_library()
+        try:
+            data = source.read_bytes()
+        except OSError as exc:
+            raise click.ClickException(
+                f"cannot read {one_line(str(source))}: {exc.strerror or exc}") from None
+        summary = library.import_marks(data)
+        if as_json:
+            click.echo(json.dumps(summary.to_json(), indent=2))
+            return
+        click.echo(summary.line())
+        for change in summary.changed:
+            click.echo(f"  {change.paper_id[:8]}  {change.old} → {change.new}")

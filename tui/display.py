@@ -15,7 +15,7 @@ from rich.style import Style
 from rich.text import Text
 
 from db.models import Paper
-from db.render import render_segments
+from db.render import render_plain, render_segments
 from db.text import WORD_RE, clean, fold, one_line
 
 #: Mark glyphs: a status is a shape, never colour alone.
@@ -169,14 +169,20 @@ def paper_text(paper: Paper, terms: Sequence[str], glyphs: Mapping[str, str],
     status to a style. The reader's tags and note come under the links, above the abstract.
     """
     out = Text(end="")
-    out.append_text(plain(paper.title or paper.name or paper.short_id, styles["label"]))
+    label = render_plain(paper.title) if paper.title else paper.name or paper.short_id
+    out.append_text(plain(label, styles["label"]))
     out.append("  ")
     out.append_text(status_text(paper.status, glyphs, styles.get(paper.status, "")))
     if paper.title and paper.name:
         out.append("\n")
         out.append_text(plain(paper.name, styles["label"]))
+    if paper.authors:
+        out.append("\n")
+        out.append_text(plain(", ".join(paper.authors)))
+    venue = " ".join(str(v) for v in (paper.venue, paper.year) if v)
     sources = ", ".join(f"{s.file}:{s.position}" for s in paper.sources)
-    meta = " · ".join(part for part in (paper.collection, sources, paper.short_id) if part)
+    meta = " · ".join(part for part in (venue if venue != paper.collection else "",
+                                        paper.collection, sources, paper.short_id) if part)
     out.append("\n")
     out.append_text(plain(meta, styles["meta"]))
     if paper.code_url:
@@ -189,8 +195,11 @@ def paper_text(paper: Paper, terms: Sequence[str], glyphs: Mapping[str, str],
         out.append("\nnote ", styles["meta"])
         out.append_text(plain(paper.note, styles.get("note", "")))
     out.append("\n\n")
-    out.append_text(abstract_text(paper.abstract_markup, terms, styles["highlight"],
-                                  styles["math"]))
+    if paper.abstract_markup:
+        out.append_text(abstract_text(paper.abstract_markup, terms, styles["highlight"],
+                                      styles["math"]))
+    else:
+        out.append("(no abstract in the seed files)", styles["meta"])
     others = [u for u in paper.urls if u != paper.code_url]
     if others:
         out.append("\n\nlinks ", styles["meta"])

@@ -27,6 +27,7 @@ QUERY_SYNTAX = (
     ("in:icml", "papers whose collection or seed file name contains icml"),
     ("tag:moe", "papers you tagged moe (your notes' words are searched too)"),
     ("like:0412d482", "papers most like that one (s); like:to-read: like your list (S)"),
+    ("au:vedaldi", "papers with an author of that name (au:andrea_vedaldi for both names)"),
 )
 
 

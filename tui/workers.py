@@ -118,6 +118,15 @@ class MarksSaved(Message):
         """Notes and tags changed by these steps (undos included): the rows must be read anew."""
 
 
+class Exported(Message):
+    """The papers of a query were written to ``path`` (``count`` of them), or ``error`` says
+    why not (one line)."""
+
+    def __init__(self, path: str, count: int, error: str = "") -> None:
+        super().__init__()
+        self.path, self.count, self.error = path, count, error
+
+
 @dataclass(frozen=True, slots=True)
 class MarkOp:
     """One queued step: ``set`` ``ids`` to ``status``; ``note`` (``status`` is the note's text);
@@ -237,6 +246,18 @@ class LibraryWorkers:
         except LibraryError:
             paper = None
         self.post_message(PaperLoaded(paper_id, paper))
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="export")
+    def export_papers(self, query: str, status: str) -> None:
+        """Write the papers of ``query`` and the status filter to a Markdown file in the data
+        folder (:meth:`db.Library.export_to_data_dir`) and post :class:`Exported`."""
+        assert self.lib is not None
+        try:
+            path, count = self.lib.export_to_data_dir(query, _filter(status))
+        except (LibraryError, sqlite3.Error, OSError) as exc:
+            self.post_message(Exported("", 0, str(exc)))
+            return
+        self.post_message(Exported(str(path), count))
 
     def queue_mark(self, op: MarkOp) -> None:
         """Queue a marking step and start a worker that writes the queue (in order)."""

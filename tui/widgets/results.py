@@ -16,6 +16,7 @@ from textual.message import Message
 from textual.widgets import DataTable, Static
 
 from db.models import Hit
+from db.render import render_plain
 from tui.display import plain
 
 #: A ``focus`` for :meth:`ResultsTable.show_hits`: the paper under the cursor when the window
@@ -257,7 +258,7 @@ class ResultsTable(DataTable, inherit_bindings=False):
             name = plain(hit.name, self._style("name"))
         else:
             name = plain(hit.short_id, self._style("id"))
-        headline = plain(hit.title or hit.headline)
+        headline = plain(render_plain(hit.title) if hit.title else hit.headline)
         if not self._widths[1]:
             return self._mark_cell(hit.status), name, headline
         return (self._mark_cell(hit.status), name, plain(_tags_text(hit), self._style("tags")),

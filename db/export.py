@@ -1,0 +1,145 @@
+"""Export papers: a Markdown checklist, CSV, JSON or BibTeX, from one query's papers.
+
+JSON and BibTeX load back as seed files (:mod:`db.formats`) into the same papers: the abstract is
+written as it stands in the seed file (``abstract_source``), so its id is the same, and a paper
+known by its title alone keeps its title, whose id it is. A title that BibTeX needs but the paper
+does not have (name and headline) is marked ``titlesource = {derived}`` and left out on loading.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import re
+import unicodedata
+from collections.abc import Iterable
+from typing import TextIO
+
+from db.formats import DERIVED_TITLE_FIELD
+from db.models import Paper
+
+#: Export formats and their file endings.
+FORMATS = {"md": ".md", "csv": ".csv", "json": ".json", "bib": ".bib"}
+CSV_COLUMNS = ("id", "title", "name", "headline", "authors", "year", "venue", "collection",
+               "status", "url", "code_url", "abstract")
+_CHECKBOX = {"new": "[ ]", "to-read": "[ ]", "read": "[x]"}
+_VENUE_YEAR_RE = re.compile(r"^(.*?)\s*\b((?:19|20)\d\d)$")
+
+
+def write(papers: Iterable[Paper], fmt: str, out: TextIO, query: str = "") -> int:
+    """Write ``papers`` to ``out`` in ``fmt`` (a key of :data:`FORMATS`); returns how many.
+
+    ``query`` is named in the Markdown heading and the JSON ``query`` key. Raises ValueError for
+    an unknown format.
+    """
+    if fmt not in FORMATS:
+        raise ValueError(f"unknown export format {fmt!r}: use {', '.join(FORMATS)}")
+    return {"md": _markdown, "csv": _csv, "json": _json, "bib": _bibtex}[fmt](papers, out, query)
+
+
+def venue_year(paper: Paper) -> tuple[str | None, int | None]:
+    """The paper's venue and year, else both read from its collection label (``ICML 2025``)."""
+    if paper.venue or paper.year:
+        return paper.venue, paper.year
+    m = _VENUE_YEAR_RE.match(paper.collection or "")
+    return (m.group(1) or None, int(m.group(2))) if m else (paper.collection or None, None)
+
+
+def _label(paper: Paper) -> str:
+    from db.render import render_plain
+
+    return render_plain(paper.title) if paper.title else paper.name or paper.headline
+
+
+def _markdown(papers: Iterable[Paper], out: TextIO, query: str) -> int:
+    lines = []
+    for p in papers:
+        text = f"**{_md(_label(p))}**"
+        if not p.title and p.name and p.headline:
+            text += f" — {_md(p.headline)}"
+        details = [p.collection, ", ".join(p.authors[:3]) + (" et al." if len(p.authors) > 3
+                                                               else "")]
+        if p.code_url:
+            details.append(f"[code]({p.code_url})")
+        details += [f"`{p.short_id}`", p.status]
+        lines.append(f"- {_CHECKBOX[p.status]} {text} · " + " · ".join(d for d in details if d))
+    title = f"papers matching `{query}`" if query else "papers"
+    out.write(f"# papertray: {len(lines)} {title}\n\n" + "".join(f"{line}\n" for line in lines))
+    return len(lines)
+
+
+def _md(text: str) -> str:
+    """Markdown's emphasis and link characters escaped, so a title reads as written."""
+    return re.sub(r"([\\`*_\[\]<>#|])", r"\\\1", " ".join(text.split()))
+
+
+def _csv(papers: Iterable[Paper], out: TextIO, query: str) -> int:
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(CSV_COLUMNS)
+    n = 0
+    for p in papers:
+        venue, year = venue_year(p)
+        links = [u for u in p.urls if u != p.code_url]
+        writer.writerow([p.id, p.title or "", p.name or "", p.headline, "; ".join(p.authors),
+                         year or "", venue or "", p.collection, p.status,
+                         links[0] if links else "", p.code_url or "", p.abstract_source])
+        n += 1
+    return n
+
+
+def _json(papers: Iterable[Paper], out: TextIO, query: str) -> int:
+    hits = [p.to_json() for p in papers]
+    json.dump({"query": query, "total": len(hits), "hits": hits}, out, ensure_ascii=False,
+              indent=2)
+    out.write("\n")
+    return len(hits)
+
+
+def _bibtex(papers: Iterable[Paper], out: TextIO, query: str) -> int:
+    n = 0
+    for p in papers:
+        venue, year = venue_year(p)
+        links = [u for u in p.urls if u != p.code_url]
+        fields = [("title", p.title or (f"{p.name}: {p.headline}" if p.name else p.headline))]
+        if not p.title:
+            fields.append((DERIVED_TITLE_FIELD, "derived"))
+        fields += [("author", " and ".join(p.authors)), ("booktitle", venue or ""),
+                   ("year", str(year or "")), ("url", links[0] if links else ""),
+                   ("code", p.code_url or ""), ("abstract", p.abstract_source)]
+        body = "".join(f"  {k} = {{{_braced(v)}}},\n" for k, v in fields if v)
+        kind = "inproceedings" if venue else "misc"
+        out.write(f"@{kind}{{{bib_key(p)},\n{body}}}\n\n")
+        n += 1
+    return n
+
+
+def bib_key(paper: Paper) -> str:
+    """A stable BibTeX key: first author's last name, year, first title word, short id
+    (``lin2025parm_0412d482``); the short id keeps keys unique and the same at every export."""
+    def ascii_word(text: str) -> str:
+        plain = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+        return re.sub(r"[^a-z0-9]", "", plain.lower())
+
+    last = ascii_word(paper.authors[0].split()[-1]) if paper.authors else ""
+    words = [ascii_word(w) for w in _label(paper).split()]
+    first = next((w for w in words if w), "")
+    _, year = venue_year(paper)
+    return f"{last}{year or ''}{first[:20]}_{paper.short_id}"
+
+
+def _braced(value: str) -> str:
+    """``value`` safe inside BibTeX braces: one line, and a brace without its partner left out
+    (BibTeX has no escape for one: a headline cut inside ``\\emph{...}`` would break the entry;
+    an abstract with such a brace loads back as another paper, the one change of round trip)."""
+    value = " ".join(value.split())
+    unmatched: list[int] = []
+    opened: list[int] = []
+    for i, ch in enumerate(value):
+        if ch == "{":
+            opened.append(i)
+        elif ch == "}" and opened:
+            opened.pop()
+        elif ch == "}":
+            unmatched.append(i)
+    drop = set(unmatched + opened)
+    return "".join(ch for i, ch in enumerate(value) if i not in drop) if drop else value

@@ -1,0 +1,318 @@
+"""Seed files with fields: JSON, JSON Lines, CSV/TSV and BibTeX, read into the same entries as text.
+
+Field names are those of public paper lists (paperlists, OpenReview and arXiv dumps, reference
+managers): ``title``, ``abstract``, ``author``/``authors`` (a string or a list), ``url``/``site``/
+``pdf``/``doi``/``eprint``, ``github``/``code``, ``venue``/``booktitle``/``journal``, ``year``.
+Names are matched case-insensitively; other fields are ignored.
+
+A record with an abstract gets the id of its abstract (:func:`db.text.paper_id`), so the same
+abstract in a text seed and here is one paper. A record with a title and no abstract gets
+:func:`title_id`. A record with neither is left out and named in the sync report.
+"""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import hashlib
+import io
+import json
+import re
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import replace
+
+from db.seeds import Entry, SeedError, abstract_entry, collection_label
+from db.text import clean, normalize
+
+#: gzip-compressed seed files are read up to this many bytes once expanded (a guard against a
+#: "zip bomb"; the 87,409-abstract corpus is 120 MB expanded).
+MAX_EXPANDED_BYTES = 1 << 30
+
+_BIB_START_RE = re.compile(r"\s*(%[^\n]*\n\s*)*@[A-Za-z]+\s*[{(]")
+_LIST_KEYS = ("papers", "hits", "data", "items", "records", "entries", "results", "notes")
+#: BibTeX written by :mod:`db.export` marks a title it made up from name and headline with
+#: ``titlesource = {derived}``, so that loading the file back gives the paper no title.
+DERIVED_TITLE_FIELD = "titlesource"
+
+
+def gunzip(data: bytes) -> bytes:
+    """The expanded bytes of a gzip file. Raises :class:`SeedError` when it is damaged or huge."""
+    try:
+        with gzip.GzipFile(fileobj=io.BytesIO(data)) as fh:
+            out = fh.read(MAX_EXPANDED_BYTES + 1)
+    except (OSError, EOFError) as exc:
+        raise SeedError("error", f"not a readable gzip file ({exc})") from None
+    if len(out) > MAX_EXPANDED_BYTES:
+        raise SeedError("error", f"expands to more than {MAX_EXPANDED_BYTES >> 20} MiB")
+    return out
+
+
+def kind_of(name: str, text: str) -> str:
+    """``json``, ``jsonl``, ``csv``, ``tsv``, ``bib`` or ``text`` for a file called ``name``
+    (lower case, without ``.gz``): by its ending, and for any other ending by its content."""
+    if name.endswith((".jsonl", ".ndjson")):
+        return "jsonl"
+    if name.endswith(".json"):
+        return "json"
+    for kind in ("csv", "tsv", "bib"):
+        if name.endswith("." + kind):
+            return kind
+    head = text.lstrip("\ufeff \t\r\n")[:1]
+    if head in "[{" and head and _looks_like_json(text):
+        return "json"
+    if head in "@%" and head and _BIB_START_RE.match(text.lstrip("\ufeff")):
+        return "bib"
+    return "text"
+
+
+def _looks_like_json(text: str) -> bool:
+    """Whether ``text`` is JSON, or JSON Lines (its first line is a JSON object)."""
+    for candidate in (text, text.lstrip().split("\n", 1)[0]):
+        try:
+            json.loads(candidate)
+            return True
+        except ValueError:
+            continue
+    return False
+
+
+def title_id(title: str) -> str:
+    """Id of a paper known only by its title: SHA-256 of ``"title\\n"`` + the normalized,
+    rendered title (first 16 hex digits). A normalized abstract has no line break, so this can
+    never equal an abstract's id; rendering first makes ``{BERT}`` and ``BERT``, ``Q\\&A`` and
+    ``Q&A`` one title (a BibTeX export and its JSON source give the same id)."""
+    from db.render import render_plain
+
+    key = "title\n" + normalize(render_plain(unbrace(title)))
+    return hashlib.sha256(key.encode("utf-8")).hexdigest()[:16]
+
+
+def parse(kind: str, text: str, fallback_label: str,
+          skipped: list[str]) -> tuple[str, list[Entry]]:
+    """Parse a structured seed file into ``(collection, entries)``.
+
+    The collection is the commonest ``VENUE YEAR`` of the records, else ``fallback_label``.
+    Records that are no paper are counted in ``skipped``, one line per reason
+    ("1 record(s) with no title or abstract left out: 4").
+    Raises :class:`SeedError` when the file cannot be read as ``kind`` or holds no paper.
+    """
+    if kind == "jsonl":
+        unit, records = "line", list(_json_lines(text))
+    elif kind == "json":
+        unit, records = _json_records(text)
+    elif kind == "bib":
+        unit, records = "entry", _bib_records(text)
+    else:
+        unit, records = "line", _csv_records(text, "\t" if kind == "tsv" else None)
+    entries: list[Entry] = []
+    bad: dict[str, list[int]] = {"invalid JSON": [], "no title or abstract": []}
+    for number, record in records:
+        entry = _entry(record, len(entries) + 1) if record is not None else None
+        if entry is None:
+            bad["invalid JSON" if record is None else "no title or abstract"].append(number)
+        else:
+            entries.append(entry)
+    for what, numbers in bad.items():
+        if numbers:
+            shown = ", ".join(str(n) for n in numbers[:5]) + (" …" if len(numbers) > 5 else "")
+            skipped.append(f"{len(numbers)} {unit}(s) with {what} left out: {shown}")
+    if not entries:
+        raise SeedError("empty", "no record with a title or an abstract")
+    venues = Counter(" ".join(str(v) for v in (e.venue, e.year) if v) for e in entries)
+    venues.pop("", None)
+    collection = collection_label(venues.most_common(1)[0][0]) if venues else fallback_label
+    return collection, [replace(e, collection=collection) for e in entries]
+
+
+# -- reading each format into (record number, {field: value}) -----------------------------------
+
+def _json_records(text: str) -> tuple[str, list[tuple[int, object]]]:
+    """A JSON list of objects, an object holding one, one paper object, or JSON Lines; returns
+    what the numbers count ("record" or "line") and the numbered records."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        if exc.msg != "Extra data":
+            raise SeedError("error", f"not valid JSON: {exc}") from None
+        return "line", list(_json_lines(text))
+    if isinstance(data, dict):
+        listed = [data[k] for k in _LIST_KEYS if isinstance(data.get(k), list)]
+        listed += [v for v in data.values() if isinstance(v, list) and v
+                   and all(isinstance(x, dict) for x in v)]
+        data = listed[0] if listed else [data]
+    if not isinstance(data, list):
+        raise SeedError("error", "JSON holds no list of papers")
+    return "record", list(enumerate(data, start=1))
+
+
+def _json_lines(text: str) -> Iterator[tuple[int, object]]:
+    """JSON Lines; a line that is not valid JSON gives ``None`` (left out, and reported)."""
+    first_error = ""
+    good = 0
+    # split on "\n" only: str.splitlines() would also split inside strings at U+2028 and U+0085
+    for number, line in enumerate(text.split("\n"), start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as exc:
+            first_error = first_error or f"line {number}: {exc.msg}"
+            record = None
+        good += record is not None
+        yield number, record
+    if not good:
+        raise SeedError("error", f"not valid JSON Lines ({first_error})")
+
+
+def _csv_records(text: str, delimiter: str | None) -> list[tuple[int, dict]]:
+    """Rows of a CSV (delimiter sniffed among , ; tab) or TSV file with a header row."""
+    if delimiter is None:
+        try:
+            delimiter = csv.Sniffer().sniff(text[:8192], delimiters=",;\t").delimiter
+        except csv.Error:
+            delimiter = ","
+    reader = csv.DictReader(io.StringIO(text, newline=""), delimiter=delimiter)
+    try:
+        rows = [(reader.line_num, row) for row in reader]
+    except csv.Error as exc:
+        raise SeedError("error", f"not valid CSV (line {reader.line_num}): {exc}") from None
+    header = {(k or "").strip().lower() for k in reader.fieldnames or ()}
+    if not header & {"title", "abstract"}:
+        raise SeedError("error", "the header row has no 'title' or 'abstract' column")
+    return rows
+
+
+def _bib_records(text: str) -> list[tuple[int, dict]]:
+    from bibtexparser import loads
+    from bibtexparser.bparser import BibTexParser
+
+    parser = BibTexParser(common_strings=True, interpolate_strings=True)
+    parser.ignore_nonstandard_types = False
+    try:
+        entries = loads(text, parser=parser).entries
+    except Exception as exc:  # the parser (pyparsing) raises many kinds on broken input
+        raise SeedError("error", f"not valid BibTeX: {exc}") from None
+    if not entries:
+        raise SeedError("error", "no BibTeX entry could be read")
+    records = []
+    for number, fields in enumerate(entries, start=1):
+        record = dict(fields)
+        if record.get(DERIVED_TITLE_FIELD, "").strip() == "derived":
+            record.pop("title", None)
+        for key in ("title", "booktitle", "journal"):
+            if key in record:
+                record[key] = unbrace(record[key])
+        record["authors"] = [_latex_text(a) for a in _bib_names(record.pop("author", ""))]
+        records.append((number, record))
+    return records
+
+
+def unbrace(value: str) -> str:
+    """BibTeX's case-protecting braces dropped (``{BERT} for {NLP}`` → ``BERT for NLP``); the
+    braces of a LaTeX command's argument (``\\emph{x}``, ``x^{2}``) are kept."""
+    out: list[str] = []
+    kept: list[bool] = []
+    for i, ch in enumerate(value):
+        if ch == "{" and (i == 0 or value[i - 1] != "\\"):
+            before = value[:i].rstrip()
+            keep = bool(re.search(r"(\\[A-Za-z]+|[\^_])$", before))
+            kept.append(keep)
+            if keep:
+                out.append(ch)
+        elif ch == "}" and (i == 0 or value[i - 1] != "\\") and kept:
+            if kept.pop():
+                out.append(ch)
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def _bib_names(value: str) -> list[str]:
+    """BibTeX ``A and Last, First`` → ``["A", "First Last"]``."""
+    names = []
+    for name in re.split(r"\s+and\s+", " ".join(value.split())):
+        last, comma, first = name.partition(",")
+        names.append(f"{first.strip()} {last.strip()}".strip() if comma else name.strip())
+    return [n for n in names if n]
+
+
+def _latex_text(value: str) -> str:
+    from db.render import render_plain
+
+    return render_plain(value).replace("{", "").replace("}", "")
+
+
+# -- one record to an entry -------------------------------------------------------------------
+
+def _field(record: dict, *names: str) -> object | None:
+    for name in names:
+        for key in (name, name.capitalize(), name.upper()):
+            value = record.get(key)
+            if value not in (None, "", []):
+                return value
+    return None
+
+
+def _text(value: object | None) -> str:
+    if value is None or isinstance(value, dict | list):
+        return ""
+    return " ".join(clean(str(value)).split())
+
+
+def _entry(record: object, position: int) -> Entry | None:
+    if not isinstance(record, dict):
+        return None
+    record = {str(k).strip(): v for k, v in record.items()}
+    # papertray's own JSON export carries the abstract as written in its seed file too
+    abstract = _text(_field(record, "abstract_source", "abstract", "summary"))
+    title = _text(_field(record, "title"))
+    if not abstract and not title:
+        return None
+    if abstract:
+        entry = abstract_entry(abstract, position, "")
+    else:
+        entry = Entry(id=title_id(title), position=position, collection="", abstract_source="",
+                      abstract_markup="", name=None, title=None, headline="", urls=(),
+                      code_url=None)
+    links = [*_links(record), *entry.urls]
+    code = _text(_field(record, "github", "code", "code_url")) or None
+    if code and not code.startswith(("http://", "https://")):
+        code = None
+    return replace(
+        entry, title=title or None, authors=tuple(_authors(_field(record, "authors", "author"))),
+        year=_year(_field(record, "year")),
+        venue=_text(_field(record, "venue", "booktitle", "journal", "conference")) or None,
+        urls=tuple(dict.fromkeys(links)), code_url=code or entry.code_url, rich=True)
+
+
+def _authors(value: object | None) -> list[str]:
+    """A list of names, or one string of them separated by ``;``, `` and `` or ``,``."""
+    if isinstance(value, list):
+        names = [_text(v.get("name") if isinstance(v, dict) else v) for v in value]
+    else:
+        text = _text(value)
+        sep = ";" if ";" in text else " and " if " and " in text else ","
+        names = text.split(sep)
+    return [n for n in (" ".join(n.split()) for n in names) if n]
+
+
+def _year(value: object | None) -> int | None:
+    match = re.search(r"(?<!\d)(1[89]\d\d|20\d\d)(?!\d)", _text(value))
+    return int(match.group(1)) if match else None
+
+
+def _links(record: dict) -> Iterator[str]:
+    for name in ("url", "site", "pdf", "link", "html_url", "pdf_url"):
+        value = _text(_field(record, name))
+        if value.startswith(("http://", "https://")):
+            yield value
+    listed = record.get("urls")  # papertray's own JSON export
+    if isinstance(listed, list):
+        yield from (u for u in map(_text, listed) if u.startswith(("http://", "https://")))
+    doi = _text(_field(record, "doi"))
+    if doi:
+        yield doi if doi.startswith("http") else "https://doi.org/" + doi
+    eprint = _text(_field(record, "eprint", "arxiv", "arxiv_id"))
+    if re.fullmatch(r"\d{4}\.\d{4,5}(v\d+)?|[a-z\-]+(\.[A-Z]{2})?/\d{7}", eprint):
+        yield "https://arxiv.org/abs/" + eprint

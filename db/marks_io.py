@@ -1,0 +1,199 @@
+"""Marks that travel: export them to a JSON file, and merge such a file into the marks.
+
+The file (``papertray marks export``) holds every mark with its paper id, status and time, and
+enough of the paper to find it when ids differ (another version of a seed file): its title or
+name and the normalized start of its abstract (:func:`db.marks.anchor`). A paper set back to
+*new* is written too (status ``new``, from the history), so that the reset travels as well.
+
+Merging (``papertray marks import``): per paper, the newer ``updated_at`` wins; on a tie the
+marks here are kept, so a second import of the same file changes nothing. A mark whose id is
+not in the index is re-attached to the paper whose text it matches (rapidfuzz ratio >=
+:data:`db.marks.REATTACH_MIN_RATIO`, as a sync does), else kept as an orphan — never dropped.
+Every change is one ``mark`` batch in ``mark_events``: ``papertray undo`` undoes an import.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+from db.marks import REATTACH_MIN_RATIO, now, status_of
+from db.models import LibraryError, MarkChange
+
+FORMAT = "papertray-marks"
+VERSION = 1
+_STAMP_RE = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,6})?Z")
+
+#: ``anchors() -> {paper_id: anchor}`` of every paper in the index (built only when needed).
+Anchors = Callable[[], dict[str, str]]
+
+
+@dataclass(slots=True)
+class ImportSummary:
+    """What an import did. ``changed`` are the marks written (old → new status, per paper)."""
+
+    read: int = 0
+    changed: list[MarkChange] = field(default_factory=list)
+    reattached: int = 0  # records whose id was unknown, matched to a paper by its text
+    orphans: int = 0  # records kept as orphan marks (no paper here has their id or text)
+    unchanged: int = 0  # same status here already
+    older: int = 0  # ours is newer (or as new): kept ours
+    invalid: int = 0  # records without an id, a known status or an ISO 8601 UTC time
+
+    def line(self) -> str:
+        """The one-line summary the CLI prints."""
+        parts = [f"{len(self.changed)} changed"]
+        parts += [f"{n} {what}" for n, what in (
+            (self.reattached, "re-attached by text"), (self.orphans, "kept as orphans"),
+            (self.unchanged, "unchanged"), (self.older, "older than yours (kept yours)"),
+            (self.invalid, "invalid (skipped)")) if n]
+        return f"read {self.read} marks: " + ", ".join(parts)
+
+    def to_json(self) -> dict:
+        return {"read": self.read, "changed": [
+            {"id": c.paper_id, "old": c.old, "new": c.new} for c in self.changed],
+            "reattached": self.reattached, "orphans": self.orphans,
+            "unchanged": self.unchanged, "older": self.older, "invalid": self.invalid}
+
+
+def export_marks(index: sqlite3.Connection) -> dict:
+    """The marks file's content as JSON data (``index`` has the marks attached as ``m``).
+
+    ``{"format", "version", "exported_at", "marks": [{"id", "status", "updated_at", "title",
+    "label", "anchor"}]}``; marks sorted by id; ``title`` is null for a paper without one.
+    """
+    rows = index.execute(
+        "SELECT k.paper_id, k.status, k.updated_at, p.title, "
+        "coalesce(p.name, k.label, p.headline), k.anchor FROM m.marks k "
+        "LEFT JOIN papers p ON p.id = k.paper_id").fetchall()
+    # papers set back to new: their latest marking step, when no mark row is left
+    latest: dict[str, tuple[str, str]] = {}
+    for paper_id, new_status, at in index.execute(
+            "SELECT paper_id, new_status, at FROM m.mark_events WHERE kind IN ('mark', 'undo') "
+            "ORDER BY seq"):
+        latest[paper_id] = (new_status, at)
+    marked = {r[0] for r in rows}
+    for paper_id, (status, at) in latest.items():
+        if status == "new" and paper_id not in marked:
+            paper = index.execute("SELECT title, coalesce(name, headline) FROM papers "
+                                  "WHERE id=?", (paper_id,)).fetchone() or (None, None)
+            rows.append((paper_id, "new", at, *paper, None))
+    rows.sort()
+    return {"format": FORMAT, "version": VERSION, "exported_at": now(), "marks": [
+        {"id": r[0], "status": r[1], "updated_at": r[2], "title": r[3], "label": r[4],
+         "anchor": r[5]} for r in rows]}
+
+
+def read_file(data: bytes) -> list[dict]:
+    """The mark records of an exported file. Raises :class:`LibraryError` (one line)."""
+    try:
+        doc = json.loads(data.decode("utf-8-sig"))
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise LibraryError(f"not a papertray marks file (not JSON: {exc})") from None
+    if not isinstance(doc, dict) or doc.get("format") != FORMAT or not isinstance(
+            doc.get("marks"), list):
+        raise LibraryError("not a papertray marks file (write one with `papertray marks export`)")
+    if not isinstance(doc.get("version"), int) or doc["version"] > VERSION:
+        raise LibraryError(f"marks file version {doc.get('version')!r} is newer than this "
+                           "papertray reads; update papertray")
+    return doc["marks"]
+
+
+def import_marks(conn: sqlite3.Connection, records: list, known: Callable[[str], bool],
+                 anchors: Anchors) -> ImportSummary:
+    """Merge exported ``records`` into the marks (``conn``: the marks file) in one transaction.
+
+    ``known(id)`` tells whether the index has a paper. Returns what changed; see the module.
+    """
+    from rapidfuzz import fuzz, process
+
+    summary = ImportSummary(read=len(records))
+    choices: dict[str, str] | None = None
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        batch = conn.execute("SELECT coalesce(max(batch), 0) + 1 FROM mark_events").fetchone()[0]
+        marked = {r[0] for r in conn.execute("SELECT paper_id FROM marks")}
+        for record in records:
+            if not _valid(record):
+                summary.invalid += 1
+                continue
+            paper_id = record["id"]
+            if not known(paper_id) and paper_id not in marked:
+                best = None
+                if record.get("anchor") and record["status"] != "new":
+                    choices = anchors() if choices is None else choices
+                    best = process.extractOne(record["anchor"], choices, scorer=fuzz.ratio,
+                                              score_cutoff=REATTACH_MIN_RATIO)
+                if best:
+                    paper_id = best[2]
+                    summary.reattached += 1
+                elif record["status"] == "new":
+                    summary.unchanged += 1
+                    continue
+                else:
+                    summary.orphans += 1
+            old, ours = _current(conn, paper_id)
+            if ours is not None and ours >= record["updated_at"]:
+                summary.older += old != record["status"]
+                summary.unchanged += old == record["status"]
+                continue
+            if old == record["status"]:
+                summary.unchanged += 1
+                continue
+            _write(conn, paper_id, record)
+            marked.add(paper_id)
+            conn.execute(
+                "INSERT INTO mark_events(batch, at, kind, paper_id, old_status, new_status, "
+                "other) VALUES (?,?,?,?,?,?,?)",
+                # the record's own time: a reset to new carries it on to the next export
+                (batch, record["updated_at"], "mark", paper_id, old, record["status"], "import"))
+            summary.changed.append(MarkChange(paper_id, old, record["status"]))
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    return summary
+
+
+def _valid(record: object) -> bool:
+    return (isinstance(record, dict) and isinstance(record.get("id"), str)
+            and re.fullmatch(r"[0-9a-f]{16}", record["id"]) is not None
+            and record.get("status") in ("new", "to-read", "read")
+            and isinstance(record.get("updated_at"), str)
+            and _STAMP_RE.fullmatch(record["updated_at"]) is not None
+            and record["updated_at"] <= _soon())
+
+
+def _soon() -> str:
+    """A time a little ahead of now: a mark "from the future" (a wrong clock) is refused."""
+    later = datetime.now(UTC).timestamp() + 24 * 3600
+    return datetime.fromtimestamp(later, UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def _current(conn: sqlite3.Connection, paper_id: str) -> tuple[str, str | None]:
+    """``(status, when it was set)`` here; the time is None for a paper never marked."""
+    row = conn.execute("SELECT status, updated_at FROM marks WHERE paper_id=?",
+                       (paper_id,)).fetchone()
+    if row:
+        return row[0], row[1]
+    last = conn.execute("SELECT max(at) FROM mark_events WHERE paper_id=? AND kind IN "
+                        "('mark', 'undo')", (paper_id,)).fetchone()[0]
+    return status_of(conn, paper_id), last
+
+
+def _write(conn: sqlite3.Connection, paper_id: str, record: dict) -> None:
+    """Set the mark with the record's own time, so that merging the other way agrees."""
+    if record["status"] == "new":
+        conn.execute("DELETE FROM marks WHERE paper_id=?", (paper_id,))
+        return
+    conn.execute(
+        "INSERT INTO marks(paper_id, status, updated_at, label, anchor) VALUES (?,?,?,?,?) "
+        "ON CONFLICT(paper_id) DO UPDATE SET status=excluded.status, "
+        "updated_at=excluded.updated_at, label=coalesce(label, excluded.label), "
+        "anchor=coalesce(anchor, excluded.anchor)",
+        (paper_id, record["status"], record["updated_at"],
+         record.get("title") or record.get("label"), record.get("anchor")))

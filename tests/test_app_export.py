@@ -1,0 +1,78 @@
+"""The browser's export (key ``e`` and the palette) and a paper from a file with fields in the
+abstract panel: real seed files in tmp, waits on conditions only."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rich.text import Text
+from textual.command import CommandList
+from textual.widgets import Static
+
+from tests.tui_support import (
+    app_on,
+    copy_files,
+    record_notifications,
+    settle,
+    shipped_copy,
+    type_text,
+    wait_for,
+)
+
+FORMATS = Path(__file__).resolve().parent / "data" / "formats"
+
+
+async def test_e_exports_the_query_and_filter_and_says_where(tmp_path: Path) -> None:
+    seeds, data = shipped_copy(tmp_path), tmp_path / "data"
+    app = app_on(seeds, data)
+    notes = record_notifications(app)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await pilot.press("slash")
+        await type_text(pilot, "preference")
+        await settle(pilot)
+        await pilot.press("enter", "t", "3")  # PARM to-read, then only to-read papers
+        await settle(pilot)
+        await pilot.press("e")
+        await wait_for(pilot, lambda: any(n.startswith("exported") for n in notes), "export")
+    written = sorted((data / "exports").glob("papertray-*.md"))
+    assert [n for n in notes if n.startswith("exported")] == [
+        f"exported 1 papers to {written[0]}"]
+    lines = written[0].read_text(encoding="utf-8").splitlines()
+    assert lines[0] == "# papertray: 1 papers matching `preference`"
+    assert lines[2].startswith("- [ ] **PARM** — Multi-objective test-time alignment aims")
+    assert lines[2].endswith("`0412d482` · to-read")
+
+
+async def test_export_from_the_palette(tmp_path: Path) -> None:
+    seeds, data = shipped_copy(tmp_path), tmp_path / "data"
+    app = app_on(seeds, data)
+    notes = record_notifications(app)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+p")
+        await type_text(pilot, "export the papers shown")
+        await wait_for(pilot, lambda: app.screen.query_one(CommandList).option_count > 0,
+                       "palette hits")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: any(n.startswith("exported") for n in notes), "export")
+    assert notes[-1].startswith("exported 35 papers to ")
+
+
+async def test_the_panel_shows_title_authors_and_venue(tmp_path: Path) -> None:
+    seeds, data = shipped_copy(tmp_path), tmp_path / "data"
+    copy_files(seeds, [FORMATS / "icml_sample.json"])
+    app = app_on(seeds, data)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await pilot.press("slash")
+        await type_text(pilot, "au:malagon")
+        await settle(pilot)
+        assert app.table.row_count == 1
+        content = app.panel.query_one("#abstract-body", Static).content
+        text = content.plain if isinstance(content, Text) else str(content)
+        lines = text.splitlines()
+        assert lines[0].startswith("Craftium: Bridging Flexibility and Efficiency")
+        assert lines[1] == "Craftium"
+        assert lines[2] == "Mikel Malagón, Josu Ceberio, Jose A Lozano"
+        assert lines[3].startswith("ICML 2025 · 002_877e65d5360e0aa3.txt:")

@@ -1,0 +1,278 @@
+"""Seed files with fields (JSON, JSON Lines, CSV/TSV, BibTeX): parsing, merging with text seeds,
+authors in search, and the shared corpora when PAPERTRAY_CORPORA points at them."""
+
+from __future__ import annotations
+
+import gzip
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from db import Library
+from db.formats import title_id, unbrace
+from db.seeds import SeedError, parse_file
+from db.text import paper_id
+from tests.db_support import DATA, all_hits, copy_seeds
+
+FORMATS = DATA / "formats"
+PARM = "0412d482992496cb"
+PARM_TITLE = ("PARM: Multi-Objective Test-Time Alignment via Preference-Aware Autoregressive "
+              "Reward Model")
+K2VAE = ("$K^2$VAE: A Koopman-Kalman Enhanced Variational AutoEncoder for Probabilistic Time "
+         "Series Forecasting")
+WHO = ('"Who experiences large model decay and why?" A Hierarchical Framework for Diagnosing '
+       "Heterogeneous Performance Drift")
+
+
+def _parse(name: str):
+    path = FORMATS / name
+    skipped: list[str] = []
+    collection, entries = parse_file(path, path.read_bytes(), skipped)
+    return collection, entries, skipped
+
+
+def test_json_object_holding_a_list_of_papers():
+    collection, entries, skipped = _parse("icml_sample.json")
+    assert collection == "ICML 2025"
+    assert [(e.id[:8], e.title[:8]) for e in entries] == [
+        ("0412d482", "PARM: Mu"), ("722b41c7", "Craftium"), (title_id(K2VAE)[:8], "$K^2$VAE")]
+    parm = entries[0]
+    assert parm.id == PARM  # the id of the same abstract in the shipped text seed
+    assert parm.authors == ("Baijiong Lin", "Weisen Jiang", "Yuancheng Xu", "Hao Chen",
+                            "YINGCONG CHEN")
+    assert (parm.year, parm.venue, parm.code_url) == (
+        2025, "ICML", "https://github.com/Baijiong-Lin/PARM")
+    assert parm.urls == ("https://icml.cc/virtual/2025/poster/43455",
+                         "https://github.com/Baijiong-Lin/PARM")
+    assert entries[1].authors == ("Mikel Malagón", "Josu Ceberio", "Jose A Lozano")
+    assert (entries[2].abstract_markup, entries[2].headline) == ("", "")
+    assert skipped == ["1 record(s) with no title or abstract left out: 4"]
+
+
+def test_json_lines_authors_as_one_string_and_a_record_without_title():
+    _, entries, skipped = _parse("icml_sample.jsonl")
+    assert [e.title for e in entries][1:] == [WHO, None]
+    assert entries[0].authors[:2] == ("Guoxin Chen", "Minpeng Liao")
+    assert entries[1].authors[-1] == "Jean Feng"
+    assert (entries[2].id[:8], entries[2].name) == ("88f8a6f8", "LMRL-Gym")
+    assert entries[2].year == 2025
+    assert skipped == []
+
+
+def test_gzip_json_lines_load_like_the_plain_file(tmp_path):
+    packed = tmp_path / "sample.jsonl.gz"
+    packed.write_bytes(gzip.compress((FORMATS / "icml_sample.jsonl").read_bytes()))
+    assert parse_file(packed, packed.read_bytes()) == _parse("icml_sample.jsonl")[:2]
+
+
+def test_csv_and_tsv():
+    _, csv_entries, _ = _parse("icml_sample.csv")
+    assert [e.title[:7] for e in csv_entries] == ["MENTOR:", '"Who ex']
+    assert csv_entries[0].id == paper_id(csv_entries[0].abstract_source)
+    assert csv_entries[0].authors[-1] == "Huazhe Xu"
+    assert csv_entries[1].id == title_id(WHO)
+    assert csv_entries[1].urls == ("https://icml.cc/virtual/2025/poster/45315",)
+    _, tsv_entries, _ = _parse("icml_sample.tsv")  # capitalised header names
+    assert [(e.id[:8], e.authors[0]) for e in tsv_entries] == [("722b41c7", "Mikel Malagón")]
+
+
+def test_bibtex_names_braces_strings_and_links():
+    collection, entries, _ = _parse("icml_sample.bib")
+    parm, k2vae, attention = entries
+    assert parm.id == PARM and parm.title == PARM_TITLE
+    assert parm.authors == ("Baijiong Lin", "Weisen Jiang", "Yuancheng Xu", "Hao Chen",
+                            "YINGCONG CHEN")
+    assert parm.venue == "International Conference on Machine Learning"  # @string expanded
+    assert k2vae.title == K2VAE and k2vae.id == title_id(K2VAE)
+    assert attention.authors[6] == "Łukasz Kaiser"  # {\L}ukasz rendered
+    assert attention.urls == ("https://doi.org/10.48550/arXiv.1706.03762",
+                              "https://arxiv.org/abs/1706.03762")
+    assert (attention.year, collection) == (2017, "International Conference on Machine Learning "
+                                                  "2025")
+
+
+@pytest.mark.parametrize(("text", "plain"), [
+    ("{PARM}: Multi {Objective}", "PARM: Multi Objective"),
+    (r"\emph{Deep} $x^{2}$ nets", r"\emph{Deep} $x^{2}$ nets"),
+    (r"Q\&A for {GPT}", r"Q\&A for GPT"),
+])
+def test_bibtex_case_braces_are_dropped_latex_arguments_kept(text, plain):
+    assert unbrace(text) == plain
+
+
+def test_title_ids_never_equal_abstract_ids_and_ignore_latex_escapes():
+    assert title_id("Attention Is All You Need") != paper_id("Attention Is All You Need")
+    assert title_id(r"Q\&A with {BERT}") == title_id("Q&A with BERT")
+
+
+def test_content_decides_when_the_ending_does_not(tmp_path):
+    named = tmp_path / "papers.txt"
+    shutil.copy(FORMATS / "icml_sample.json", named)
+    assert [e.id for e in parse_file(named, named.read_bytes())[1]] == [
+        e.id for e in _parse("icml_sample.json")[1]]
+    bib = tmp_path / "refs.txt"
+    shutil.copy(FORMATS / "icml_sample.bib", bib)
+    assert parse_file(bib, bib.read_bytes())[1][0].title == PARM_TITLE
+
+
+@pytest.mark.parametrize(("name", "data", "reason"), [
+    ("broken.json", b'[{"title": "A"}, {"title": ', "not valid JSON: Expecting value: line 1"),
+    ("broken.jsonl", b"{nope\n{also not\n", "not valid JSON Lines (line 1: Expecting"),
+    ("numbers.json", b"[1, 2, 3]", "no record with a title or an abstract"),
+    ("scalar.json", b'"just a string"', "JSON holds no list of papers"),
+    ("nohead.csv", b"name,year\nPARM,2025\n", "the header row has no 'title' or 'abstract'"),
+    ("empty.bib", b"@comment{nothing here}\n", "no BibTeX entry could be read"),
+    ("bomb.json.gz", b"not gzip at all", "not a readable gzip file"),
+])
+def test_broken_files_are_one_reason(name, data, reason):
+    with pytest.raises(SeedError) as caught:
+        parse_file(Path(name), data)
+    assert str(caught.value).startswith(reason)
+
+
+def test_a_bad_json_line_is_left_out_and_said(tmp_path):
+    lines = (FORMATS / "icml_sample.jsonl").read_bytes().split(b"\n")
+    skipped: list[str] = []
+    _, entries = parse_file(Path("x.jsonl"), b"\n".join([lines[0], b"{oops", *lines[1:]]),
+                            skipped)
+    assert len(entries) == 3
+    assert skipped == ["1 line(s) with invalid JSON left out: 2"]
+
+
+@pytest.fixture
+def mixed(tmp_path):
+    """The shipped text seeds plus every structured fixture, in one seed folder."""
+    folder = copy_seeds(tmp_path / "seeds")
+    for file in FORMATS.iterdir():
+        shutil.copy(file, folder / file.name)
+    lib = Library([folder], tmp_path / "data")
+    yield lib, folder
+    lib.close()
+
+
+def test_one_paper_per_abstract_or_title_across_formats(mixed):
+    lib, _ = mixed
+    report = lib.sync()
+    by_file = {f.path: (f.status, f.entries, f.reason) for f in report.files}
+    assert by_file["icml_sample.json"] == (
+        "loaded", 3, "1 record(s) with no title or abstract left out: 4")
+    assert by_file["icml_sample.bib"] == ("loaded", 3, "")
+    # 35 text papers + K^2VAE (bib and JSON) + "Who experiences" (JSONL and CSV) + Attention
+    assert report.papers == 38
+    titled = {h.id: h.title for h in all_hits(lib) if h.title}
+    assert titled[PARM] == PARM_TITLE
+    assert titled[title_id(K2VAE)] == K2VAE
+    assert len(titled) == 7  # PARM, Craftium, C-3PO, MENTOR and the three above
+
+
+def test_first_structured_source_in_path_order_gives_the_fields(mixed):
+    lib, folder = mixed
+    lib.sync()
+    parm = lib.get(PARM)
+    # icml_sample.bib sorts before icml_sample.json: its venue wins; the text seed adds none
+    assert parm.venue == "International Conference on Machine Learning"
+    assert [s.file for s in parm.sources] == [
+        "000_cd03ecd68f8352ab.txt", "icml_sample.bib", "icml_sample.json"]
+    (folder / "icml_sample.bib").rename(folder / "zz.bib")
+    lib.sync()
+    parm = lib.get(PARM)
+    assert (parm.venue, parm.year, parm.authors[0]) == ("ICML", 2025, "Baijiong Lin")
+    assert parm.urls[0] == "https://icml.cc/virtual/2025/poster/43455"  # the JSON's link
+
+
+def test_removing_the_structured_files_takes_their_fields_away(mixed):
+    lib, folder = mixed
+    lib.sync()
+    assert lib.search("au:weisen").total == 1
+    for file in FORMATS.iterdir():
+        (folder / file.name).unlink()
+    report = lib.sync()
+    assert report.papers == 35
+    parm = lib.get(PARM)
+    assert (parm.title, parm.authors, parm.venue, parm.name) == (None, (), None, "PARM")
+    assert parm.urls == ("https://github.com/Baijiong-Lin/PARM",)
+    assert lib.search("au:weisen").total == 0
+    # and the word left the vocabulary: it is no longer a known word but corrected to one
+    assert lib.search("weisen").effective_query != "weisen"
+    assert lib.fts_ok()
+
+
+def test_adding_a_structured_file_to_text_papers_adds_title_and_authors(mixed):
+    lib, folder = mixed
+    aside = folder.parent / "aside"
+    aside.mkdir()
+    for file in FORMATS.iterdir():
+        (folder / file.name).rename(aside / file.name)
+    lib.sync()
+    assert lib.get(PARM).title is None
+    shutil.copy(aside / "icml_sample.json", folder / "icml_sample.json")
+    report = lib.sync()
+    assert (report.added, report.changed) == (1, 2)  # K^2VAE; PARM and Craftium
+    assert lib.get(PARM).title == PARM_TITLE
+    assert [h.title[:8] for h in lib.search("Malagón").hits] == ["Craftium"]
+
+
+def test_authors_are_searchable_as_words_and_with_au(mixed):
+    lib, _ = mixed
+    lib.sync()
+    assert [h.title for h in lib.search("Gossmann").hits] == [WHO]
+    assert [h.title for h in lib.search("au:jean_feng").hits] == [WHO]
+    assert lib.search("au:feng_jean").total == 0  # the words of a name in order
+    assert lib.search("au:Łukasz").hits[0].title == "Attention Is All You Need"
+    assert lib.search("au:malagon").hits[0].title.startswith("Craftium")  # ó folded
+    every = lib.search("").total
+    assert lib.search("-au:gossmann").total == every - 1
+    assert lib.search("au:gossmann").effective_query == "au:gossmann"
+
+
+def test_a_broken_file_is_one_error_and_the_others_load(tmp_path):
+    folder = tmp_path / "seeds"
+    folder.mkdir()
+    shutil.copy(FORMATS / "icml_sample.csv", folder)
+    (folder / "broken.json").write_text('{"papers": [{"title": "x"', encoding="utf-8")
+    with Library([folder], tmp_path / "data") as lib:
+        report = lib.sync()
+    assert [(f.path, f.status) for f in report.files] == [
+        ("broken.json", "error"), ("icml_sample.csv", "loaded")]
+    assert report.files[0].reason.startswith("not valid JSON: Expecting")
+    assert report.papers == 2
+
+
+# -- the shared corpora (set PAPERTRAY_CORPORA to their folder; skipped otherwise) -----------
+
+def _corpus(name: str) -> Path:
+    folder = os.environ.get("PAPERTRAY_CORPORA")
+    path = Path(folder) / name if folder else None
+    if path is None or not path.is_file():
+        pytest.skip(f"set PAPERTRAY_CORPORA to the folder holding {name}")
+    return path
+
+
+def test_icml_catalogue_of_titles_and_authors(tmp_path):
+    path = _corpus("icml2025_catalogue.jsonl")
+    with Library([path], tmp_path / "data") as lib:
+        report = lib.sync()
+        assert (report.papers, report.files[0].status) == (3340, "loaded")
+        assert lib.collections() == {"ICML 2025": 3340}
+        hits = lib.search("au:Vedaldi", limit=50).hits
+        assert hits and all("Vedaldi" in " ".join(lib.get(h.id).authors) for h in hits)
+        assert lib.search("PARM preference-aware").hits[0].title == PARM_TITLE
+
+
+def test_conference_abstracts_gzip_sample(tmp_path):
+    path = _corpus("conference_abstracts_87k.jsonl.gz")
+    with gzip.open(path, "rt", encoding="utf-8") as fh:
+        head = [next(fh) for _ in range(2000)]
+    sample = tmp_path / "seeds" / "sample.jsonl.gz"
+    sample.parent.mkdir()
+    sample.write_bytes(gzip.compress("".join(head).encode("utf-8")))
+    with Library([sample.parent], tmp_path / "data") as lib:
+        report = lib.sync()
+        assert report.files[0].status == "loaded"
+        titled = [h for h in all_hits(lib) if h.title]
+        assert report.papers >= 1900 and len(titled) == report.papers
+        first = lib.search('"Flash3D"').hits[0]
+        assert first.title.startswith("Flash3D: Feed-Forward Generalisable 3D Scene")
+        assert lib.get(first.id).authors[0] == "Stanislaw Szymanowicz"

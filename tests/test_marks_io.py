@@ -1,0 +1,146 @@
+"""Marks between machines: ``marks export`` / ``marks import`` and the merge rules on
+conflicting histories (newer wins, re-running changes nothing, unknown ids re-attached by text
+or kept as orphans, undo undoes an import)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from db import Library, LibraryError
+from tests.db_support import copy_seeds
+
+PARM, C3PO, MENTOR, CRAFTIUM = ("0412d482992496cb", "5df4ef8446b9d126", "eb8c16cf",
+                                "722b41c7")
+EARLY, LATE = "2026-01-01T10:00:00.000000Z", "2026-02-01T10:00:00.000000Z"
+
+
+@pytest.fixture
+def two_machines(tmp_path):
+    """A laptop and a server: the same seed files, separate data folders."""
+    libs = [Library([copy_seeds(tmp_path / name / "seeds")], tmp_path / name / "data")
+            for name in ("laptop", "server")]
+    for lib in libs:
+        lib.sync()
+    yield libs
+    for lib in libs:
+        lib.close()
+
+
+def _file(*marks: dict) -> bytes:
+    return json.dumps({"format": "papertray-marks", "version": 1, "marks": list(marks)}).encode()
+
+
+def _mark(paper_id: str, status: str, at: str, anchor: str | None = None) -> dict:
+    return {"id": paper_id, "status": status, "updated_at": at, "title": None, "label": "x",
+            "anchor": anchor}
+
+
+def _state(lib: Library) -> list[tuple[str, str, str]]:
+    return [(m["id"][:8], m["status"], m["updated_at"]) for m in lib.export_marks()["marks"]]
+
+
+def test_newer_wins_per_paper_and_rerunning_changes_nothing(two_machines):
+    _, server = two_machines
+    server.set_status([PARM], "to-read")  # now: newer than both times of the file
+    incoming = _file(_mark(PARM, "read", LATE), _mark(C3PO, "to-read", EARLY))
+    summary = server.import_marks(incoming)
+    assert summary.line() == ("read 2 marks: 1 changed, 1 older than yours (kept yours)")
+    assert [(c.paper_id, c.old, c.new) for c in summary.changed] == [(C3PO, "new", "to-read")]
+    assert server.get(PARM).status == "to-read"
+    assert ("5df4ef84", "to-read", EARLY) in _state(server)  # the record's own time is kept
+    again = server.import_marks(incoming)
+    assert (again.changed, again.unchanged, again.older) == ([], 1, 1)
+
+
+def test_a_later_mark_in_the_file_replaces_an_earlier_one_here(two_machines):
+    laptop, server = two_machines
+    server.set_status([PARM], "to-read")
+    laptop.set_status([PARM], "read")  # later than the server's
+    summary = server.import_marks(json.dumps(laptop.export_marks()).encode())
+    assert [(c.old, c.new) for c in summary.changed] == [("to-read", "read")]
+    assert server.get(PARM).status == "read"
+
+
+def test_both_ways_the_machines_agree(two_machines):
+    laptop, server = two_machines
+    laptop.set_status([PARM, MENTOR], "read")
+    server.set_status([CRAFTIUM], "to-read")
+    server.set_status([PARM], "to-read")  # the latest word on PARM
+    server.set_status([MENTOR], "to-read")
+    laptop.set_status([MENTOR], "new")  # a reset travels too: newer than the server's mark
+    for source, target in ((laptop, server), (server, laptop)):
+        target.import_marks(json.dumps(source.export_marks()).encode())
+    assert _state(laptop) == _state(server)
+    assert {s[:2] for s in _state(server)} == {
+        ("0412d482", "to-read"), ("722b41c7", "to-read"), ("eb8c16cf", "new")}
+    for lib in two_machines:
+        assert lib.counts() == {"all": 35, "new": 33, "to-read": 2, "read": 0}
+
+
+def test_an_edited_abstract_is_found_by_its_text(two_machines, tmp_path):
+    laptop, server = two_machines
+    seed = laptop.seed_paths[0] / "000_cd03ecd68f8352ab.txt"
+    seed.write_text(seed.read_text(encoding="utf-8").replace(
+        "keeping LLMs frozen", "keeping the LLMs frozen"), encoding="utf-8")
+    laptop.sync()
+    edited = laptop.search('"keeping the LLMs frozen"').hits[0].id
+    assert edited != PARM
+    laptop.set_status([edited], "read")
+    summary = server.import_marks(json.dumps(laptop.export_marks()).encode())
+    assert (summary.reattached, len(summary.changed)) == (1, 1)
+    assert server.get(PARM).status == "read"
+    assert server.orphans() == []
+
+
+def test_a_mark_for_no_known_paper_is_kept_as_an_orphan(two_machines):
+    _, server = two_machines
+    stranger = _mark("00000000deadbeef", "read", EARLY, anchor="an abstract nobody here has")
+    summary = server.import_marks(_file(stranger))
+    assert (summary.orphans, len(summary.changed)) == (1, 1)
+    assert server.orphans() == [("00000000deadbeef", "read", EARLY, "x")]
+    assert server.import_marks(_file(stranger)).changed == []
+
+
+def test_undo_takes_back_a_whole_import(two_machines):
+    _, server = two_machines
+    server.set_status([CRAFTIUM], "read")
+    server.import_marks(_file(_mark(PARM, "read", EARLY), _mark(C3PO, "read", EARLY)))
+    undone = server.undo()
+    assert sorted((c.paper_id, c.new) for c in undone) == [(PARM, "new"), (C3PO, "new")]
+    assert server.counts()["read"] == 1  # the mark made here before the import stays
+
+
+def test_invalid_records_are_counted_not_applied(two_machines):
+    _, server = two_machines
+    summary = server.import_marks(_file(
+        _mark(PARM, "done", EARLY), _mark("PARM", "read", EARLY), _mark(C3PO, "read", "today"),
+        _mark(C3PO, "read", "2999-01-01T00:00:00Z"), "not a record"))
+    assert (summary.invalid, summary.changed) == (5, [])
+    assert summary.line() == "read 5 marks: 0 changed, 5 invalid (skipped)"
+
+
+@pytest.mark.parametrize(("data", "message"), [
+    (b"\x00\x01garbage", "not a papertray marks file (not JSON"),
+    (b'{"marks": []}', "not a papertray marks file (write one with"),
+    (b'{"format": "papertray-marks", "version": 9, "marks": []}', "marks file version 9 is"),
+])
+def test_a_file_that_is_no_marks_file_is_one_line(two_machines, data, message):
+    with pytest.raises(LibraryError) as caught:
+        two_machines[1].import_marks(data)
+    assert str(caught.value).startswith(message)
+
+
+def test_cli_export_then_import(run_cli, tmp_path):
+    assert run_cli("mark", "0412", "--read").exit_code == 0
+    target = tmp_path / "marks.json"
+    done = run_cli("marks", "export", str(target))
+    assert done.stdout == f"exported 1 marks to {target}\n"
+    fresh = tmp_path / "other-data"
+    first = run_cli("marks", "import", str(target), data=fresh)
+    assert first.stdout == "read 1 marks: 1 changed\n  0412d482  new → read\n"
+    second = run_cli("marks", "import", str(target), "--json", data=fresh)
+    assert json.loads(second.stdout)["unchanged"] == 1
+    bad = run_cli("marks", "import", str(tmp_path / "marks.json.missing"))
+    assert bad.exit_code == 2

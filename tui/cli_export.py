@@ -1,0 +1,51 @@
+"""``papertray export``: one query's papers as a Markdown checklist, CSV, JSON or BibTeX."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from db.export import FORMATS
+from db.text import one_line
+
+_WORD = "\x00"  # marks a query word that starts with "-" while click parses the options
+
+
+class _QueryCommand(click.Command):
+    """A command whose arguments are a query: ``-has:code`` and ``-word`` are query words, not
+    bundles of short options (click would read ``-has:code`` as ``-o de``); ``-o`` is spelt
+    apart from its file."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        marked = [_WORD + a if a.startswith("-") and not a.startswith("--") and len(a) > 2
+                  else a for a in args]
+        return super().parse_args(ctx, marked)
+
+
+def register(cli: click.Group, pass_context, status_choice: click.Choice) -> None:
+    """Add the ``export`` command to ``cli``."""
+
+    @cli.command(cls=_QueryCommand, context_settings={"help_option_names": ["--help"]})
+    @click.argument("query", nargs=-1)
+    @click.option("--status", type=status_choice, help="Only papers with this status.")
+    @click.option("--format", "fmt", type=click.Choice(list(FORMATS)), default="md",
+                  show_default=True, help="Markdown checklist, CSV, JSON or BibTeX.")
+    @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
+                  help="Write to this file (default: standard output).")
+    @pass_context
+    def export(obj, query: tuple[str, ...], status: str | None, fmt: str,
+               output: Path | None) -> None:
+        """Export the papers a query finds (all papers without one), best first."""
+        library = obj.open_library()
+        text = " ".join(q.removeprefix(_WORD) for q in query)
+        if output is None:
+            library.export(text, status, fmt, sys.stdout)
+            return
+        try:
+            count = library.export_file(output, text, status, fmt)
+        except OSError as exc:
+            raise click.ClickException(
+                f"cannot write {one_line(str(output))}: {exc.strerror or exc}") from None
+        click.echo(f"exported {count} papers to {one_line(str(output))}", err=True)
