@@ -487,8 +487,9 @@ class Library:
         """Merge a marks file's bytes into the marks (newer time wins per paper; unknown ids
         re-attached by text or kept as orphans); one undoable step. Raises
         :class:`LibraryError` (one line) when ``data`` is no marks file."""
-        records = marks_io.read_file(data)
-        return marks_io.import_marks(self._marks(), records, self._known, self._anchors)
+        records, annotations = marks_io.read_file(data)
+        return marks_io.import_marks(self._marks(), records, self._known, self._anchors,
+                                     annotations)
 
     def _known(self, paper_id: str) -> bool:
         return self._index().execute("SELECT 1 FROM papers WHERE id=?",

@@ -98,19 +98,28 @@ def _json(papers: Iterable[Paper], out: TextIO, query: str) -> int:
 def _bibtex(papers: Iterable[Paper], out: TextIO, query: str) -> int:
     n = 0
     for p in papers:
-        venue, year = venue_year(p)
-        links = [u for u in p.urls if u != p.code_url]
-        fields = [("title", p.title or (f"{p.name}: {p.headline}" if p.name else p.headline))]
-        if not p.title:
-            fields.append((DERIVED_TITLE_FIELD, "derived"))
-        fields += [("author", " and ".join(p.authors)), ("booktitle", venue or ""),
-                   ("year", str(year or "")), ("url", links[0] if links else ""),
-                   ("code", p.code_url or ""), ("abstract", p.abstract_source)]
-        body = "".join(f"  {k} = {{{_braced(v)}}},\n" for k, v in fields if v)
-        kind = "inproceedings" if venue else "misc"
-        out.write(f"@{kind}{{{bib_key(p)},\n{body}}}\n\n")
+        out.write(bibtex_entry(p) + "\n")
         n += 1
     return n
+
+
+def bibtex_entry(p: Paper, with_abstract: bool = True) -> str:
+    """One BibTeX entry (text ending in a newline): ``@inproceedings`` when the venue is known,
+    else ``@misc``; key from :func:`bib_key`. Loads back as the same paper (:mod:`db.formats`)
+    when ``with_abstract``; the browser's copied citation leaves the abstract out."""
+    venue, year = venue_year(p)
+    links = [u for u in p.urls if u != p.code_url]
+    fields = [("title", p.title or (f"{p.name}: {p.headline}" if p.name else p.headline))]
+    if not p.title:
+        fields.append((DERIVED_TITLE_FIELD, "derived"))
+    fields += [("author", " and ".join(p.authors)), ("booktitle", venue or ""),
+               ("year", str(year or "")), ("url", links[0] if links else ""),
+               ("code", p.code_url or "")]
+    if with_abstract:
+        fields.append(("abstract", p.abstract_source))
+    body = "".join(f"  {k} = {{{_braced(v)}}},\n" for k, v in fields if v)
+    kind = "inproceedings" if venue else "misc"
+    return f"@{kind}{{{bib_key(p)},\n{body}}}\n"
 
 
 def bib_key(paper: Paper) -> str:

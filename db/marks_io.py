@@ -10,6 +10,10 @@ marks here are kept, so a second import of the same file changes nothing. A mark
 not in the index is re-attached to the paper whose text it matches (rapidfuzz ratio >=
 :data:`db.marks.REATTACH_MIN_RATIO`, as a sync does), else kept as an orphan — never dropped.
 Every change is one ``mark`` batch in ``mark_events``: ``papertray undo`` undoes an import.
+
+Notes and tags (:mod:`db.notes`) travel in the same file, under ``annotations``: a note is merged
+like a mark (the newer note wins; an empty note from the other side never erases one here), tags
+are merged as a union (a tag removed on one machine is not removed on the other by an import).
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
+from db import notes as notes_db
 from db.marks import REATTACH_MIN_RATIO, now, status_of
 from db.models import LibraryError, MarkChange
 
@@ -43,6 +48,8 @@ class ImportSummary:
     unchanged: int = 0  # same status here already
     older: int = 0  # ours is newer (or as new): kept ours
     invalid: int = 0  # records without an id, a known status or an ISO 8601 UTC time
+    notes: int = 0  # notes written (newer than ours, or new here)
+    tags: int = 0  # tags added
 
     def line(self) -> str:
         """The one-line summary the CLI prints."""
@@ -50,21 +57,25 @@ class ImportSummary:
         parts += [f"{n} {what}" for n, what in (
             (self.reattached, "re-attached by text"), (self.orphans, "kept as orphans"),
             (self.unchanged, "unchanged"), (self.older, "older than yours (kept yours)"),
-            (self.invalid, "invalid (skipped)")) if n]
+            (self.invalid, "invalid (skipped)"),
+            (self.notes, _plural(self.notes, "note") + " written"),
+            (self.tags, _plural(self.tags, "tag") + " added")) if n]
         return f"read {self.read} marks: " + ", ".join(parts)
 
     def to_json(self) -> dict:
         return {"read": self.read, "changed": [
             {"id": c.paper_id, "old": c.old, "new": c.new} for c in self.changed],
             "reattached": self.reattached, "orphans": self.orphans,
-            "unchanged": self.unchanged, "older": self.older, "invalid": self.invalid}
+            "unchanged": self.unchanged, "older": self.older, "invalid": self.invalid,
+            "notes": self.notes, "tags": self.tags}
 
 
 def export_marks(index: sqlite3.Connection) -> dict:
     """The marks file's content as JSON data (``index`` has the marks attached as ``m``).
 
     ``{"format", "version", "exported_at", "marks": [{"id", "status", "updated_at", "title",
-    "label", "anchor"}]}``; marks sorted by id; ``title`` is null for a paper without one.
+    "label", "anchor"}], "annotations": [{"id", "note", "note_updated_at", "tags", "title",
+    "label", "anchor"}]}``; both sorted by id; ``title`` is null for a paper without one.
     """
     rows = index.execute(
         "SELECT k.paper_id, k.status, k.updated_at, p.title, "
@@ -85,11 +96,25 @@ def export_marks(index: sqlite3.Connection) -> dict:
     rows.sort()
     return {"format": FORMAT, "version": VERSION, "exported_at": now(), "marks": [
         {"id": r[0], "status": r[1], "updated_at": r[2], "title": r[3], "label": r[4],
-         "anchor": r[5]} for r in rows]}
+         "anchor": r[5]} for r in rows], "annotations": _export_annotations(index)}
 
 
-def read_file(data: bytes) -> list[dict]:
-    """The mark records of an exported file. Raises :class:`LibraryError` (one line)."""
+def _export_annotations(index: sqlite3.Connection) -> list[dict]:
+    from db.marks import anchor
+
+    found = []
+    for item in notes_db.annotations(index, schema="m."):
+        paper = index.execute("SELECT title, coalesce(name, headline), coalesce(nullif("
+                              "abstract, ''), title) FROM papers WHERE id=?",
+                              (item["id"],)).fetchone()
+        title, label, text = paper or (None, None, None)
+        found.append({**item, "title": title, "label": label,
+                      "anchor": anchor(text) if text else None})
+    return found
+
+
+def read_file(data: bytes) -> tuple[list, list]:
+    """``(marks, annotations)`` records of an exported file. Raises :class:`LibraryError`."""
     try:
         doc = json.loads(data.decode("utf-8-sig"))
     except (UnicodeDecodeError, ValueError) as exc:
@@ -100,19 +125,31 @@ def read_file(data: bytes) -> list[dict]:
     if not isinstance(doc.get("version"), int) or doc["version"] > VERSION:
         raise LibraryError(f"marks file version {doc.get('version')!r} is newer than this "
                            "papertray reads; update papertray")
-    return doc["marks"]
+    annotations = doc.get("annotations", [])
+    return doc["marks"], annotations if isinstance(annotations, list) else []
 
 
 def import_marks(conn: sqlite3.Connection, records: list, known: Callable[[str], bool],
-                 anchors: Anchors) -> ImportSummary:
-    """Merge exported ``records`` into the marks (``conn``: the marks file) in one transaction.
+                 anchors: Anchors, annotations: list = ()) -> ImportSummary:
+    """Merge exported ``records`` (and ``annotations``: notes and tags) into the marks file
+    (``conn``) in one transaction and one undoable batch.
 
     ``known(id)`` tells whether the index has a paper. Returns what changed; see the module.
     """
-    from rapidfuzz import fuzz, process
-
     summary = ImportSummary(read=len(records))
-    choices: dict[str, str] | None = None
+    choices: list[dict[str, str] | None] = [None]
+
+    def home(record: dict, here: set[str]) -> str | None:
+        """The id a record belongs to here: its own, or the paper its text matches."""
+        from rapidfuzz import fuzz, process
+
+        if known(record["id"]) or record["id"] in here or not record.get("anchor"):
+            return None
+        choices[0] = anchors() if choices[0] is None else choices[0]
+        best = process.extractOne(record["anchor"], choices[0], scorer=fuzz.ratio,
+                                  score_cutoff=REATTACH_MIN_RATIO)
+        return best[2] if best else None
+
     conn.execute("BEGIN IMMEDIATE")
     try:
         batch = conn.execute("SELECT coalesce(max(batch), 0) + 1 FROM mark_events").fetchone()[0]
@@ -123,13 +160,9 @@ def import_marks(conn: sqlite3.Connection, records: list, known: Callable[[str],
                 continue
             paper_id = record["id"]
             if not known(paper_id) and paper_id not in marked:
-                best = None
-                if record.get("anchor") and record["status"] != "new":
-                    choices = anchors() if choices is None else choices
-                    best = process.extractOne(record["anchor"], choices, scorer=fuzz.ratio,
-                                              score_cutoff=REATTACH_MIN_RATIO)
-                if best:
-                    paper_id = best[2]
+                found = home(record, marked) if record["status"] != "new" else None
+                if found:
+                    paper_id = found
                     summary.reattached += 1
                 elif record["status"] == "new":
                     summary.unchanged += 1
@@ -152,6 +185,12 @@ def import_marks(conn: sqlite3.Connection, records: list, known: Callable[[str],
                 # the record's own time: a reset to new carries it on to the next export
                 (batch, record["updated_at"], "mark", paper_id, old, record["status"], "import"))
             summary.changed.append(MarkChange(paper_id, old, record["status"]))
+        annotated = {r[0] for r in conn.execute("SELECT paper_id FROM notes UNION "
+                                                "SELECT paper_id FROM tags")}
+        for record in annotations:
+            if _valid_annotation(record):
+                paper_id = home(record, annotated) or record["id"]
+                _merge_annotation(conn, batch, paper_id, record, summary)
         conn.execute("COMMIT")
     except BaseException:
         conn.execute("ROLLBACK")
@@ -166,6 +205,48 @@ def _valid(record: object) -> bool:
             and isinstance(record.get("updated_at"), str)
             and _STAMP_RE.fullmatch(record["updated_at"]) is not None
             and record["updated_at"] <= _soon())
+
+
+def _plural(n: int, word: str) -> str:
+    return word if n == 1 else word + "s"
+
+
+def _valid_annotation(record: object) -> bool:
+    return (isinstance(record, dict) and isinstance(record.get("id"), str)
+            and re.fullmatch(r"[0-9a-f]{16}", record["id"]) is not None
+            and isinstance(record.get("note", ""), str)
+            and isinstance(record.get("tags", []), list)
+            and (not record.get("note") or (
+                isinstance(record.get("note_updated_at"), str)
+                and _STAMP_RE.fullmatch(record["note_updated_at"]) is not None
+                and record["note_updated_at"] <= _soon())))
+
+
+def _merge_annotation(conn: sqlite3.Connection, batch: int, paper_id: str, record: dict,
+                      summary: ImportSummary) -> None:
+    """Merge one paper's note (the newer wins) and tags (union), logging undoable events."""
+    def log(kind: str, old: str, new: str, at: str) -> None:
+        conn.execute("INSERT INTO mark_events(batch, at, kind, paper_id, old_status, new_status, "
+                     "other) VALUES (?,?,?,?,?,?,?)", (batch, at, kind, paper_id, old, new,
+                                                       "import"))
+
+    note = notes_db.note_text(record.get("note", ""))
+    if note:
+        row = conn.execute("SELECT text, updated_at FROM notes WHERE paper_id=?",
+                           (paper_id,)).fetchone()
+        if row is None or (row[1] < record["note_updated_at"] and row[0] != note):
+            notes_db.write_note(conn, paper_id, note, record["note_updated_at"])
+            log("note", row[0] if row else "", note, record["note_updated_at"])
+            summary.notes += 1
+    stamp = now()
+    for tag in record.get("tags", []):
+        try:
+            name = notes_db.tag_name(tag) if isinstance(tag, str) else None
+        except LibraryError:
+            name = None
+        if name and notes_db.write_tag(conn, paper_id, name, True, stamp):
+            log("tag", "", name, stamp)
+            summary.tags += 1
 
 
 def _soon() -> str:

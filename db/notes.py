@@ -145,14 +145,21 @@ def move(conn: sqlite3.Connection, old_id: str, new_id: str) -> None:
     conn.execute("UPDATE OR IGNORE tags SET paper_id=? WHERE paper_id=?", (new_id, old_id))
 
 
-def annotations(conn: sqlite3.Connection) -> list[dict]:
-    """Every paper with a note or tags, for exports: ``[{"id", "note", "tags": [...]}]``, by id.
+def annotations(conn: sqlite3.Connection, schema: str = "") -> list[dict]:
+    """Every paper with a note or tags, for exports: ``[{"id", "note", "note_updated_at",
+    "tags": [...]}]``, by id. ``schema``: ``"m."`` on a connection with the marks attached.
 
     Papers no longer in the index are included (their notes are kept, like orphan marks).
     """
     found: dict[str, dict] = {}
-    for paper_id, text in conn.execute("SELECT paper_id, text FROM notes"):
-        found[paper_id] = {"id": paper_id, "note": text, "tags": []}
-    for paper_id, name in conn.execute("SELECT paper_id, tag FROM tags ORDER BY tag"):
-        found.setdefault(paper_id, {"id": paper_id, "note": "", "tags": []})["tags"].append(name)
+
+    def item(paper_id: str) -> dict:
+        return found.setdefault(paper_id, {"id": paper_id, "note": "", "note_updated_at": None,
+                                           "tags": []})
+
+    for paper_id, text, at in conn.execute(f"SELECT paper_id, text, updated_at FROM "
+                                           f"{schema}notes"):
+        item(paper_id).update(note=text, note_updated_at=at)
+    for paper_id, name in conn.execute(f"SELECT paper_id, tag FROM {schema}tags ORDER BY tag"):
+        item(paper_id)["tags"].append(name)
     return [found[k] for k in sorted(found)]

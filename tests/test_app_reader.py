@@ -10,7 +10,7 @@ from textual.command import CommandList
 from textual.widgets import Static
 
 from db import Library
-from db.cite import bibtex
+from db.export import bibtex_entry
 from db.render import render_plain
 from tests.tui_support import (
     app_on,
@@ -146,9 +146,11 @@ async def test_y_Y_c_copy_link_abstract_and_bibtex(tmp_path: Path) -> None:
         assert app.clipboard.startswith("Multi-objective test-time alignment aims to adapt")
         assert notes[-1] == f"copied the abstract of PARM ({len(app.clipboard):,} characters)"
         await pilot.press("c")
-        assert app.clipboard == bibtex(parm)
-        assert app.clipboard.startswith("@misc{PARM_0412d482,\n  title = {{PARM: Multi-objective")
-        assert notes[-1] == "copied the BibTeX entry PARM_0412d482"
+        assert app.clipboard == bibtex_entry(parm, with_abstract=False)
+        assert app.clipboard.startswith(
+            "@inproceedings{2025parm_0412d482,\n  title = {PARM: Multi-objective")
+        assert "abstract" not in app.clipboard and "year = {2025}" in app.clipboard
+        assert notes[-1] == "copied the BibTeX entry 2025parm_0412d482"
 
 
 async def test_filter_theme_and_layout_are_remembered_and_a_bad_file_is_ignored(

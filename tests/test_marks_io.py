@@ -144,3 +144,40 @@ def test_cli_export_then_import(run_cli, tmp_path):
     assert json.loads(second.stdout)["unchanged"] == 1
     bad = run_cli("marks", "import", str(tmp_path / "marks.json.missing"))
     assert bad.exit_code == 2
+
+
+def test_notes_and_tags_travel_newer_note_wins_tags_unite_and_undo_takes_them_back(two_machines):
+    laptop, server = two_machines
+    server.set_note(PARM, "server note")  # older than the laptop's
+    server.tag([PARM], ["rl"])
+    laptop.set_note(PARM, "laptop note")
+    laptop.tag([PARM], ["to-cite"])
+    laptop.tag([MENTOR], ["moe"])
+    data = json.dumps(laptop.export_marks()).encode()
+    summary = server.import_marks(data)
+    assert (summary.notes, summary.tags) == (1, 2)
+    assert summary.line() == "read 0 marks: 0 changed, 1 note written, 2 tags added"
+    parm = server.get(PARM)
+    assert parm.note == "laptop note" and parm.tags == ("rl", "to-cite")
+    assert server.get(MENTOR).tags == ("moe",)
+    again = server.import_marks(data)
+    assert (again.notes, again.tags) == (0, 0)
+    # the server's own newer note is not overwritten by the laptop's older one
+    server.set_note(PARM, "newest, on the server")
+    assert server.import_marks(data).notes == 0
+    assert server.get(PARM).note == "newest, on the server"
+    server.undo()  # the note just written
+    server.undo()  # the whole first import: note and both tags
+    parm = server.get(PARM)
+    assert parm.note == "server note" and parm.tags == ("rl",)
+    assert server.get(MENTOR).tags == ()
+
+
+def test_a_note_on_an_edited_abstract_is_found_by_its_text(two_machines):
+    laptop, server = two_machines
+    laptop.set_note(PARM, "key paper")
+    doc = laptop.export_marks()
+    [record] = doc["annotations"]
+    record["id"] = "00000000000000aa"  # the other machine knows this paper under another id
+    summary = server.import_marks(json.dumps(doc).encode())
+    assert summary.notes == 1 and server.get(PARM).note == "key paper"

@@ -78,7 +78,10 @@ def test_notes_and_tags_are_exported_and_survive_a_rebuild(library):
     library.tag([PARM, MENTOR], ["rl"])
     expected = [{"id": PARM, "note": "reread section 4", "tags": ["rl"]},
                 {"id": MENTOR, "note": "", "tags": ["rl"]}]
-    assert library.annotations() == sorted(expected, key=lambda a: a["id"])
+    found = library.annotations()
+    assert [a["note_updated_at"] is not None for a in found] == [a["note"] != "" for a in found]
+    assert [{k: a[k] for k in ("id", "note", "tags")} for a in found] == sorted(
+        expected, key=lambda a: a["id"])
     library.paths.index.unlink()
     library.close()
     library.sync(force=True)

@@ -8,7 +8,7 @@ terminal the reader sits at, also over SSH, where opening a link on the remote b
 
 from __future__ import annotations
 
-from db.cite import bibtex, bibtex_key
+from db.export import bib_key, bibtex_entry
 from db.models import LibraryError, Paper
 from db.notes import tag_name
 from db.render import render_plain
@@ -147,6 +147,7 @@ class ReaderTools:
             text = render_plain(paper.abstract_markup)
             said = f"copied the abstract of {one_line(paper.label)} ({len(text):,} characters)"
         else:
-            text, said = bibtex(paper), f"copied the BibTeX entry {bibtex_key(paper)}"
+            text = bibtex_entry(paper, with_abstract=False)
+            said = f"copied the BibTeX entry {bib_key(paper)}"
         self.copy_to_clipboard(text)
         self.notify(said, timeout=4, markup=False)
