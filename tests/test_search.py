@@ -287,7 +287,8 @@ def _one_word(word: str) -> bool:
 
 
 WORDS = ["learning", "model", "multi-task", "graph", "tensor", "language", "reinforcement",
-         "policy", "state-of-the-art", "data", "transform*", '"large language"', "OR", "NOT"]
+         "policy", "state-of-the-art", "data", "transform*", '"large language"', "OR", "NOT",
+         "reinforcment", "diplomacy", "c3po", "alignmnt", "preference", "test-time"]
 
 
 @HYPOTHESIS
@@ -300,6 +301,18 @@ def test_excluding_a_word_never_adds_hits(shipped_library, query, word):
     plain = set(ids(shipped_library.search(query, limit=10_000).hits))
     without = set(ids(shipped_library.search(f"{query} -{word}", limit=10_000).hits))
     assert without <= plain
+
+
+@HYPOTHESIS
+@given(st.lists(st.sampled_from(WORDS), min_size=2, max_size=5).map(" ".join),
+       st.sampled_from([*WORDS, "is:read", "-is:new", "has:code", "in:002"]))
+def test_exclusions_and_filters_never_add_partial_matches(shipped_library, monkeypatch, query,
+                                                          word):
+    """As in a big library, where a handful of hits already brings in partial matches."""
+    monkeypatch.setattr(rank, "SMALL_LIBRARY", 10)
+    plain = set(ids(shipped_library.search(query, limit=10_000).hits))
+    extra = word if word.startswith(("is:", "-is:", "has:", "in:")) else f"-{word}"
+    assert set(ids(shipped_library.search(f"{query} {extra}", limit=10_000).hits)) <= plain
 
 
 @HYPOTHESIS
