@@ -31,7 +31,7 @@ HANDFUL = 5  # fewer papers than this with all the words → rank the best parti
 SMALL_LIBRARY = 1000  # papers; in a smaller library a handful is most of what a word matches
 RERANK_TERMS = 3  # from 3 words on, word order says something bm25 does not see
 CANDIDATES = 200  # papers re-ranked; the known item is among the first 200 by rare words
-CANDIDATE_ROWS = 0.04  # share of the papers the candidate words may touch (bm25 cost bound)
+CANDIDATE_ROWS = 0.25  # share of the papers the candidate words may be in together
 HEAD_WEIGHT = 8.0  # a word in the name or title counts as 8 in the abstract (BM25_WEIGHTS)
 EARLY_WORDS, EARLY_WEIGHT = 50, 0.1  # an abstract's first sentences restate its title
 K1, B = 1.2, 0.75  # bm25's usual constants, as FTS5 uses them
@@ -96,15 +96,15 @@ def ranked(conn: sqlite3.Connection, q: Query, expression: str | None = None
     for s in found:
         s.idf = math.log(1 + (papers - s.df + 0.5) / (s.df + 0.5)) if s.df else 0.0
     if expression is None:
-        expression = _rare_words(found, papers)
-    if not expression:
+        candidates = _rare_word_candidates(conn, found, papers)
+    else:
+        weights = ", ".join(str(w) for w in BM25_WEIGHTS)
+        candidates = [r[0] for r in conn.execute(
+            f"SELECT rowid FROM papers_fts WHERE papers_fts MATCH ? "
+            f"ORDER BY bm25(papers_fts, {weights}) LIMIT {CANDIDATES}", (expression,))]
+    if not candidates:
         return []
-    weights = ", ".join(str(w) for w in BM25_WEIGHTS)
-    candidates = conn.execute(
-        f"SELECT rowid FROM papers_fts WHERE papers_fts MATCH ? "
-        f"ORDER BY bm25(papers_fts, {weights}) LIMIT {CANDIDATES}",
-        (expression,)).fetchall()
-    bm25_rank = {r[0]: n for n, r in enumerate(candidates)}
+    bm25_rank = {rowid: n for n, rowid in enumerate(candidates)}
     marks = ",".join("?" * len(bm25_rank))
     match = _Matcher(found)
     scored = []
@@ -117,17 +117,25 @@ def ranked(conn: sqlite3.Connection, q: Query, expression: str | None = None
     return scored
 
 
-def _rare_words(found: list[Slot], papers: int) -> str:
-    """An FTS5 OR of the rarest words (at least 2) that together are in at most
-    :data:`CANDIDATE_ROWS` of the ``papers``; "" when no word is in the index."""
-    chosen: list[str] = []
+def _rare_word_candidates(conn: sqlite3.Connection, found: list[Slot], papers: int
+                          ) -> list[int]:
+    """Rowids of at most :data:`CANDIDATES` papers with the most (idf-weighted) of the query's
+    rarest words: those (at least 2) that together are in at most :data:`CANDIDATE_ROWS` of
+    the ``papers``. Reading a word's list of papers costs little; scoring bm25 over all of them
+    would cost more than everything else together."""
     rows = 0
+    chosen: dict[str, float] = {}
     for s in sorted((s for s in found if s.df), key=lambda s: s.df):
         if len(chosen) >= 2 and rows + s.df > papers * CANDIDATE_ROWS:
             break
-        chosen.append(s.fts)
-        rows += s.df
-    return " OR ".join(dict.fromkeys(chosen))
+        if s.fts not in chosen:
+            chosen[s.fts] = s.idf
+            rows += s.df
+    each = " UNION ALL ".join(
+        ["SELECT rowid, ? AS w FROM papers_fts WHERE papers_fts MATCH ?"] * len(chosen))
+    return [r[0] for r in conn.execute(
+        f"SELECT rowid FROM ({each}) GROUP BY rowid ORDER BY sum(w) DESC LIMIT {CANDIDATES}",
+        [v for fts, idf in chosen.items() for v in (idf, fts)])]
 
 
 _WORD_RE = re.compile(r"[^\W_]+")
