@@ -131,6 +131,8 @@ def _rare_word_candidates(conn: sqlite3.Connection, found: list[Slot], papers: i
         if s.fts not in chosen:
             chosen[s.fts] = s.idf
             rows += s.df
+    if not chosen:
+        return []
     each = " UNION ALL ".join(
         ["SELECT rowid, ? AS w FROM papers_fts WHERE papers_fts MATCH ?"] * len(chosen))
     return [r[0] for r in conn.execute(
