@@ -1,19 +1,21 @@
-"""Best partial matches: the ranking used when all words together find fewer than a handful.
+"""Ranking for title-like queries: the best partial matches when all words together find fewer
+than a handful of papers, and the order of a few hundred papers that have them all.
 
 A title typed from memory ("Natural Gradient Revisited") often has a word or two that its
 abstract lacks, so requiring every word finds nothing. bm25 over an OR of the words is the usual
 fallback, but it scores every paper containing "learning" or "of" (tens of thousands at 87k
 papers) and ignores word order. Here instead:
 
-1. **Candidates** come from the query's rarest words (document frequency from ``vocab``): an OR
-   of them, bm25-ranked, at most :data:`CANDIDATES` papers. Common words add little evidence
-   and much cost.
-2. **Re-ranking** in Python scores each candidate by the idf-weighted share of the query's words
-   it contains, a bonus for query words in its name or title, and a bonus for query words that
-   stand next to each other in the same order as in the query; bm25 breaks ties.
+1. **Candidates** come from the query's rarest words (document frequency from ``vocab``): the
+   :data:`CANDIDATES` papers with the largest idf-weighted share of them, counted in SQL from
+   each word's list of papers. Common words add little evidence and much cost.
+2. **Re-ranking** in Python scores each candidate by bm25 of all the query's words (stemmed as
+   the index stems; name and title count 8 times), plus a bonus for query words that stand
+   side by side in the query's order (:data:`ORDER_WEIGHT`) and for words in the abstract's
+   first sentences (:data:`EARLY_WEIGHT`), where an abstract restates its title.
 
-Weights were tuned on known-item title queries with ``bench/recall.py --seed 1`` and are
-reported on other seeds (README "Search quality").
+The weights were tuned on known-item title queries with ``bench/recall.py --seed 1`` and are
+reported on held-out queries of ``--seed 2`` (README "Benchmark").
 """
 
 from __future__ import annotations
@@ -86,7 +88,7 @@ def ranked(conn: sqlite3.Connection, q: Query, expression: str | None = None
            ) -> list[tuple[int, float]]:
     """``(rowid, score)`` of papers for ``q``'s words, best first: the papers matching the FTS5
     ``expression`` (at most :data:`CANDIDATES` of them, by bm25), or else the best partial
-    matches (candidates from the rarest words).
+    matches (candidates from the rarest words). Ties keep the candidates' order.
 
     Ignores filters and exclusions (the caller applies them to this list, so that they only ever
     remove papers). Score in [0, 1 + ORDER_WEIGHT], higher is better.
