@@ -21,8 +21,8 @@ NEAR_TIE = 0.35  # goodness points (one edit = 1.0; doubling the df ≈ 0.1)
 
 
 def max_edits(word: str) -> int:
-    """Edits allowed to correct ``word``: 1 up to 4 letters, else 2."""
-    return 1 if len(word) <= 4 else 2
+    """Edits allowed to correct ``word``: 1 up to 4 letters, 2 up to 8, else 3."""
+    return 1 if len(word) <= 4 else 2 if len(word) <= 8 else 3
 
 
 @dataclass(slots=True)
