@@ -40,11 +40,6 @@ def stem(token: str) -> str:
     return found
 
 
-def tokens(text: str) -> list[str]:
-    """The folded tokens of ``text`` in order, split like the index (CJK one per character)."""
-    return _TOKEN_RE.findall(fold(text) if not text.isascii() else text.lower())
-
-
 def _spans(text: str) -> Iterator[tuple[int, int, str]]:
     for m in _TOKEN_RE.finditer(text):
         word = m.group()

@@ -98,7 +98,8 @@ class SearchResult:
 
     ``total`` counts every matching paper (not only this page). ``effective_query`` is what was run
     after corrections and relaxations; ``notice`` is a one-line explanation when the query was
-    changed, or "" when it ran as typed. ``terms`` are the words to highlight in abstracts.
+    changed, or "" when it ran as typed. ``terms`` are the folded words to highlight in
+    abstracts (``word*``: any word starting with it), found by :func:`db.match.match_spans`.
     """
 
     query: str

@@ -7,7 +7,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from db.match import match_spans, snippet, stem, tokens
+from db.match import match_spans, snippet, stem
+from db.query import tokens
 from db.spelling import Vocabulary
 
 
@@ -44,7 +45,7 @@ def test_spans_are_offsets_into_the_text_itself():
 def test_stems_are_the_index_porter_stems():
     assert [stem(w) for w in ("learning", "generalization", "studies", "图", "café")] == [
         "learn", "gener", "studi", "图", "café"]
-    assert tokens("ＧＰＴ-4 Café 图神") == ["gpt", "4", "cafe", "图", "神"]
+    assert tokens("ＧＰＴ-4 Café 图神") == ("gpt", "4", "cafe", "图", "神")
 
 
 def test_a_snippet_marks_matches_around_the_densest_run():
