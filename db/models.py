@@ -30,7 +30,8 @@ class Source:
 class Hit:
     """One paper as the results table and ``papertray search --json`` show it.
 
-    ``score`` orders hits best first (negated bm25, so higher is better; 0.0 for list order).
+    ``score`` orders hits best first, higher is better: negated bm25, or the score of
+    :mod:`db.rank` (0 to ~1.5) for re-ranked and partial matches; 0.0 for list order.
     ``title`` is None when the seed gives none; ``name`` is None when the abstract names no method.
     """
 
