@@ -283,6 +283,16 @@ class Library:
         no hits, with a notice, when nothing is to-read."""
         return similar_db.like_to_read(self._index(), max(0, min(int(limit), 10_000)),
                                        max(0, int(offset)))
+    def snippets(self, ids: Sequence[str], terms: Sequence[str],
+                 marks: tuple[str, str] = ("**", "**")) -> dict[str, str]:
+        """One line of each paper's abstract (rendered plain) around its matches of ``terms``
+        (:attr:`SearchResult.terms`), each match wrapped in ``marks``; see
+        :func:`db.match.snippet`. Unknown ids are left out."""
+        from db.match import snippet
+        from db.render import render_plain
+
+        return {pid: snippet(render_plain(abstract), terms, marks)
+                for pid, abstract in search_db.abstracts(self._index(), ids).items()}
 
     def _vocab(self) -> search_db.Vocabulary:
         if self._vocabulary is None:

@@ -30,7 +30,8 @@ class Source:
 class Hit:
     """One paper as the results table and ``papertray search --json`` show it.
 
-    ``score`` orders hits best first (negated bm25, so higher is better; 0.0 for list order).
+    ``score`` orders hits best first, higher is better: negated bm25, or the score of
+    :mod:`db.rank` (0 to ~1.5) for re-ranked and partial matches; 0.0 for list order.
     ``title`` is None when the seed gives none; ``name`` is None when the abstract names no method.
     ``tags`` are the reader's tags of the paper (from the marks file), sorted.
     """
@@ -111,7 +112,8 @@ class SearchResult:
 
     ``total`` counts every matching paper (not only this page). ``effective_query`` is what was run
     after corrections and relaxations; ``notice`` is a one-line explanation when the query was
-    changed, or "" when it ran as typed. ``terms`` are the words to highlight in abstracts.
+    changed, or "" when it ran as typed. ``terms`` are the folded words to highlight in
+    abstracts (``word*``: any word starting with it), found by :func:`db.match.match_spans`.
     """
 
     query: str

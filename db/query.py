@@ -36,11 +36,16 @@ class Term:
     prefix: bool = False
     negated: bool = False
     or_group: int = 0  # terms joined by OR share a group number; 0 = not in a group
+    variants: tuple[str, ...] = ()  # other spellings of a one-token term (typo corrections)
 
     def fts(self) -> str:
+        if self.variants:
+            return "(" + " OR ".join(f'"{t}"' for t in (*self.tokens, *self.variants)) + ")"
         return '"' + " ".join(self.tokens) + '"' + ("*" if self.prefix else "")
 
     def text(self) -> str:
+        if self.variants:
+            return " OR ".join((*self.tokens, *self.variants))
         body = join_tokens(self.tokens)
         body = f'"{body}"' if " " in body else body
         return ("-" if self.negated else "") + body + ("*" if self.prefix else "")

@@ -2,75 +2,35 @@
 
 Ranking is FTS5's bm25 with the name/title columns weighted above the abstract
 (:data:`db.schema.BM25_WEIGHTS`). When all words together match fewer than
-:data:`FALLBACK_BELOW` papers, papers matching any of the words are ranked and the notice says so.
-A word that is not in the index vocabulary is corrected to the nearest word that is.
+:data:`db.rank.HANDFUL` papers, the best partial matches are ranked instead (:mod:`db.rank`)
+and the notice says so. A word that is not in the index vocabulary is corrected to the nearest
+words that are (:mod:`db.spelling`); a method name typed without its punctuation (``c3po``)
+finds the name (``C-3PO``).
 """
 
 from __future__ import annotations
 
 import json
-import math
 import sqlite3
-from dataclasses import dataclass
 
+from db import rank
 from db.models import Hit, SearchResult, Source
-from db.query import Query, Term, parse
+from db.query import Query, parse
 from db.schema import BM25_WEIGHTS
+from db.spelling import Vocabulary
 
-FALLBACK_BELOW = 1  # papers; fewer hits than this for all words triggers the partial matches
+__all__ = ["Vocabulary", "abstracts", "known", "paper_from_row", "paper_row_sql", "run"]
+
 _HIT_COLUMNS = ("p.id, p.name, p.title, p.headline, coalesce(k.status, 'new'), p.collection, "
                 "p.code_url")
 
 
-@dataclass(slots=True)
-class Vocabulary:
-    """The index's words (folded, unstemmed) with document frequencies, for typo correction."""
-
-    terms: list[str]
-    df: list[int]
-
-    @classmethod
-    def load(cls, conn: sqlite3.Connection) -> Vocabulary:
-        rows = conn.execute("SELECT term, df FROM vocab").fetchall()
-        return cls([r[0] for r in rows], [r[1] for r in rows])
-
-    def correct(self, word: str) -> str | None:
-        """The likeliest intended word for a word not in the index, or None.
-
-        Candidates within an edit distance of 1 (words of up to 4 letters), 2 (up to 8) or 3 are
-        scored by similarity plus a small bonus for frequent words, so ``lerning`` gives
-        ``learning`` rather than the rarer ``leaning``.
-        """
-        from rapidfuzz import process
-        from rapidfuzz.distance import Levenshtein
-
-        if len(word) < 3 or not self.terms or word.isdigit():
-            return None
-        limit = 1 if len(word) <= 4 else 2 if len(word) <= 8 else 3
-        found = process.extract(word, self.terms, scorer=Levenshtein.distance,
-                                score_cutoff=limit, limit=20)
-        if not found:
-            return None
-
-        def goodness(item: tuple[str, float, int]) -> float:
-            term, distance, index = item
-            same_start = 0.5 if term[:1] == word[:1] else 0.0
-            return -distance + same_start + 0.15 * math.log1p(self.df[index])
-
-        return max(found, key=goodness)[0]
-
-
-def known(conn: sqlite3.Connection, term: Term) -> bool:
-    """Whether every token of ``term`` is in the vocabulary (the last one as a prefix if so)."""
-    for i, tok in enumerate(term.tokens):
-        if term.prefix and i == len(term.tokens) - 1:
-            row = conn.execute("SELECT 1 FROM vocab WHERE term >= ? AND term < ? LIMIT 1",
-                               (tok, tok + "\U0010ffff")).fetchone()
-        else:
-            row = conn.execute("SELECT 1 FROM vocab WHERE term = ?", (tok,)).fetchone()
-        if not row:
-            return False
-    return True
+def known(conn: sqlite3.Connection, token: str, prefix: bool = False) -> bool:
+    """Whether ``token`` is in the vocabulary (with ``prefix``, whether a word starts with it)."""
+    if prefix:
+        return conn.execute("SELECT 1 FROM vocab WHERE term >= ? AND term < ? LIMIT 1",
+                            (token, token + "\U0010ffff")).fetchone() is not None
+    return conn.execute("SELECT 1 FROM vocab WHERE term = ?", (token,)).fetchone() is not None
 
 
 def run(conn: sqlite3.Connection, text: str, status: str | None, limit: int, offset: int,
@@ -84,19 +44,35 @@ def run(conn: sqlite3.Connection, text: str, status: str | None, limit: int, off
     if corrections:
         notices.append("corrected " + ", ".join(f"{a} → {b}" for a, b in corrections))
     expression = q.match_expression("all")
-    total, rows = _query(conn, q, expression, limit, offset, "all")
+    words = sum(len(t.tokens) for t in q.positive)
     # Relax only when the words themselves find too little, not when an exclusion or a filter
     # removed their hits: else "-word" or "is:read" would bring in papers the words alone never
     # showed (a query with "-word" must never have a hit that the same query without it lacks).
-    if (expression and total < FALLBACK_BELOW and len(q.positive) > 1
-            and _fts_count(conn, expression) < FALLBACK_BELOW):
-        relaxed = q.match_expression("any")
-        total, rows = _query(conn, q, relaxed, limit, offset, "any")
+    handful = rank.handful(conn)
+    # a single word or phrase has nothing to relax
+    having_all = (_fts_count(conn, expression) if expression and len(q.positive) > 1
+                  else handful)
+    # a note with all the words: the reader's own words, so no partial matches and no re-ranking
+    # (the ranking knows the index only); _query lists the noted papers after the bm25 hits
+    noted = bool(expression) and bool(_note_match(conn, q, "all"))
+    if noted:
+        total, rows = _query(conn, q, expression, limit, offset)
+    elif having_all < handful:
+        total, rows = _ranked(conn, q, None, limit, offset)
         if total:
-            notices.append(
-                f"no paper has all {len(q.positive)} words; showing best partial matches")
+            notices.append(("no paper has" if not having_all else
+                            f"only {having_all} paper{'s have' if having_all > 1 else ' has'}")
+                           + f" all {words} words; showing best partial matches")
+    elif len(q.positive) >= rank.RERANK_TERMS and having_all <= rank.CANDIDATES:
+        # a title-like query with few enough hits to re-rank them all: words side by side, in
+        # the order typed, come first
+        total, rows = _ranked(conn, q, expression, limit, offset)
+    else:
+        total, rows = _query(conn, q, expression, limit, offset)
     hits = _hits(conn, rows)
-    terms = tuple(dict.fromkeys(tok for t in q.positive for tok in t.tokens))
+    terms = tuple(dict.fromkeys(
+        tok + ("*" if t.prefix and i == len(t.tokens) - 1 else "")
+        for t in q.positive for i, tok in enumerate((*t.tokens, *t.variants))))
     return SearchResult(text, q.describe(), "; ".join(notices), total, hits, terms)
 
 
@@ -107,16 +83,31 @@ def _fts_count(conn: sqlite3.Connection, expression: str) -> int:
 
 
 def _correct(conn: sqlite3.Connection, q: Query, vocabulary) -> list[tuple[str, str]]:
+    """Replace unknown words of ``q``'s terms in place; returns ``(typed, corrected)`` pairs."""
     corrections = []
     for term in q.positive:
-        if len(term.tokens) != 1 or known(conn, term) or _in_a_note(conn, term.tokens[0]):
-            continue
-        word = term.tokens[0]
-        fixed = vocabulary().correct(word)
-        if fixed and fixed != word:
-            term.tokens = (fixed,)
-            term.prefix = False
-            corrections.append((word, fixed))
+        last = len(term.tokens) - 1
+        fixed_tokens = list(term.tokens)
+        for i, tok in enumerate(term.tokens):
+            if known(conn, tok, prefix=term.prefix and i == last) or _in_a_note(conn, tok):
+                continue
+            vocab = vocabulary()
+            if last == 0 and tok in vocab.names:  # "c3po" is the name C-3PO
+                fixed_tokens = list(vocab.names[tok])
+                term.prefix = False
+                break
+            spellings = vocab.correct(tok)
+            if not spellings:
+                continue
+            fixed_tokens[i] = spellings[0]
+            if last == 0:
+                term.variants = tuple(spellings[1:])
+            else:
+                spellings = spellings[:1]
+            if i == last:
+                term.prefix = False
+            corrections.append((tok, " or ".join(spellings)))
+        term.tokens = tuple(fixed_tokens)
     return corrections
 
 
@@ -124,6 +115,24 @@ def _in_a_note(conn: sqlite3.Connection, word: str) -> bool:
     """Whether some note has ``word`` (then it is no typo, though the index lacks it)."""
     return conn.execute("SELECT 1 FROM m.notes WHERE text LIKE ? LIMIT 1",
                         (f"%{word}%",)).fetchone() is not None
+
+
+def _ranked(conn: sqlite3.Connection, q: Query, expression: str | None, limit: int,
+            offset: int) -> tuple[int, list]:
+    """One page of :func:`db.rank.ranked` after ``q``'s filters and exclusions."""
+    ranked = rank.ranked(conn, q, expression)
+    if not ranked:
+        return 0, []
+    clauses, params = _where(q)
+    scores = dict(ranked)
+    marks = ",".join("?" * len(scores))
+    where = " AND ".join([f"p.rowid IN ({marks})", *clauses])
+    rows = conn.execute(
+        f"SELECT {_HIT_COLUMNS}, p.rowid FROM papers p LEFT JOIN m.marks k ON k.paper_id = p.id "
+        f"WHERE {where}", [*scores, *params]).fetchall()
+    rows.sort(key=lambda r: -scores[r[-1]])
+    page = [(*r[:-1], scores[r[-1]]) for r in rows[offset:offset + limit]]
+    return len(rows), page
 
 
 def _where(q: Query) -> tuple[list[str], list]:
@@ -237,6 +246,13 @@ def _hits(conn: sqlite3.Connection, rows: list) -> list[Hit]:
     return [Hit(id=r[0], name=r[1], title=r[2], headline=r[3], status=r[4], collection=r[5],
                 code_url=r[6], score=float(r[7]), sources=tuple(sources[r[0]]),
                 tags=tuple(tags[r[0]])) for r in rows]
+
+
+def abstracts(conn: sqlite3.Connection, ids) -> dict[str, str]:
+    """``{id: abstract}`` (Markdown/LaTeX kept) of the papers with these full ids."""
+    ids = list(ids)
+    return dict(conn.execute(f"SELECT id, abstract FROM papers WHERE id IN "
+                             f"({','.join('?' * len(ids))})", ids)) if ids else {}
 
 
 def paper_row_sql() -> str:

@@ -117,6 +117,8 @@ def search_form(text: str) -> str:
 
 # the same scripts after fold(), which decomposes Hangul syllables into conjoining jamo
 _CJK_FOLDED = _CJK[:-1] + "\u1100-\u11ff]"
+#: A regex character class of the characters indexed one per token, before or after fold().
+CJK_CLASS = _CJK_FOLDED
 _CJK_GAP_RE = re.compile(f"(?<={_CJK_FOLDED}) (?={_CJK_FOLDED})")
 
 

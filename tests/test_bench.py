@@ -18,3 +18,19 @@ def test_the_benchmark_prints_its_table(tmp_path: Path) -> None:
                         "search p95 (ms)", "one of ~50 files edited → sync (s)",
                         "index size (MiB)", "sync peak RSS (MiB)"]
     assert "## 200 abstracts" in out
+
+
+def test_the_recall_benchmark_prints_its_table(tmp_path: Path) -> None:
+    out = subprocess.run([sys.executable, str(REPO / "bench" / "recall.py"), "--sizes", "200",
+                          "--queries", "20", "--keep", str(tmp_path / "work")],
+                         capture_output=True, text=True, timeout=300, check=True).stdout
+    rows = [[cell.strip() for cell in line.split("|")[1:-1]] for line in out.splitlines()
+            if line.startswith("| ") and "recall@1" not in line]
+    assert [row[:2] for row in rows] == [
+        [cond, name] for cond in ("clean", "typos")
+        for name in ("papertray", "FTS5 AND", "FTS5 OR (bm25)")]
+    assert "## 200 abstracts, 20 title queries" in out
+    recall_at_10 = {(row[0], row[1]): float(row[4]) for row in rows}
+    # titles made of an abstract's own words: every search finds them when spelt right
+    assert recall_at_10["clean", "papertray"] == 1.0
+    assert recall_at_10["typos", "papertray"] > recall_at_10["typos", "FTS5 AND"]

@@ -310,7 +310,7 @@ def test_the_commands_are_the_issues():
         "list": ["as_json", "limit", "offset", "status"],
         "mark": ["as_json", "status", "status", "status"],
         "orphans": ["as_json"],
-        "search": ["as_json", "limit", "offset", "status"],
+        "search": ["as_json", "limit", "offset", "snippet", "status"],
         "show": ["as_json"],
         "stats": ["as_json"],
         "sync": ["as_json", "force"],

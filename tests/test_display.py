@@ -13,7 +13,6 @@ from tui.display import (
     paper_text,
     plain,
     wants_ascii,
-    word_matches,
 )
 
 HIGHLIGHT = Style(bold=True, underline=True)
@@ -40,26 +39,6 @@ def test_glyph_tables_cover_every_status_with_distinct_shapes():
         assert set(table) == {"new", "to-read", "read"}
         assert len(set(table.values())) == 3
     assert all(g.isascii() for g in ASCII_GLYPHS.values())
-
-
-@pytest.mark.parametrize(("word", "terms", "matches"), [
-    ("learning", ("learning",), True),
-    ("Learned", ("learning",), True),      # the index stems: learning finds learned
-    ("preferences", ("preference",), True),
-    ("aligned", ("alignment",), True),
-    ("studies", ("study",), True),
-    ("date", ("data",), False),
-    ("Preference-aware", ("preference",), True),
-    ("transformers", ("transfor",), True),  # the word being typed is a prefix
-    ("Élan", ("elan",), True),              # folded like the index folds
-    ("them", ("the",), True),               # a prefix, as the search saw it
-    ("the", ("them",), False),
-    ("train", ("trait",), False),
-    ("misalignment", ("alignment",), False),
-    ("graph", (), False),
-])
-def test_words_that_match_query_terms(word, terms, matches):
-    assert word_matches(word, terms) is matches
 
 
 def test_abstract_markup_and_brackets_are_literal_text():

@@ -10,6 +10,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from db import rank
+from db.match import match_spans
 from db.text import paper_id
 from tests.db_support import FILE_B, QUERIES, SHIPPED_SEEDS, all_hits, ids
 
@@ -101,14 +103,61 @@ def test_misspelt_words_are_corrected_and_said(shipped_library):
     assert result.total == 8
 
 
+PARM, WUDI, S2_TRACK, C_3PO = ("0412d482992496cb", "655e745abdb86cb1", "34b4a2c162f59198",
+                                "5df4ef8446b9d126")
+
+
 @pytest.mark.parametrize(("query", "name"), [
     ("PARM", "PARM"), ("parm", "PARM"), ("wudi", "WUDI-Merging"), ("s2 track", "S2-Track"),
     ("S2-Track", "S2-Track"), ("craftium", "Craftium"), ("dipllm", "DipLLM"),
-    ("LMRL-Gym", "LMRL-Gym"), ("hc-smoe", "HC-SMoE"),
+    ("LMRL-Gym", "LMRL-Gym"), ("hc-smoe", "HC-SMoE"), ("c3po", "C-3PO"), ("C-3PO", "C-3PO"),
+    ("WUDI merging", "WUDI-Merging"), ("s2track", "S2-Track"), ("lmrlgym", "LMRL-Gym"),
 ])
 def test_the_paper_that_introduces_a_name_ranks_first(shipped_library, query, name):
     for typing in (False, True):
         assert shipped_library.search(query, typing=typing).hits[0].name == name
+
+
+@pytest.mark.parametrize(("query", "first", "effective", "notice"), [
+    ("c3po", C_3PO, '"c 3po"', ""),            # a name typed without its punctuation
+    ("wudimerging", WUDI, '"wudi merging"', ""),
+    ("s2track", S2_TRACK, '"s2 track"', ""),
+    ("parm", PARM, "parm", ""),
+    ("preference alignment test time", PARM, "preference alignment test time", ""),
+    ("diplomcy", "c6cf5bde67efacf4", "diplomacy", "corrected diplomcy → diplomacy"),
+    ("multi-tsk", "a38c128b7bbe8ffd", '"multi task"', "corrected tsk → task"),
+    ("PARM test-time alignmnt", PARM, 'parm "test time" alignment',
+     "corrected alignmnt → alignment"),
+])
+def test_constructs_find_the_paper_meant(shipped_library, query, first, effective, notice):
+    result = shipped_library.search(query)
+    assert (result.hits[0].id, result.effective_query, result.notice) == (
+        first, effective, notice)
+
+
+def test_the_words_to_highlight_include_corrections_and_the_prefix(shipped_library):
+    assert shipped_library.search("reinforcment lerning").terms == ("reinforcement", "learning")
+    assert shipped_library.search("state-of-the-art transfor", typing=True).terms == (
+        "state", "of", "the", "art", "transfor*")
+    assert shipped_library.search("c3po").terms == ("c", "3po")
+
+
+def test_snippets_mark_what_matched(shipped_library):
+    result = shipped_library.search("c3po")
+    snippet = shipped_library.snippets([C_3PO, "0" * 16], result.terms)
+    assert list(snippet) == [C_3PO]
+    assert "we propose **C-3PO**, a proxy-centric framework" in snippet[C_3PO]
+
+
+def test_search_snippet_through_the_cli(run_cli):
+    out = run_cli("search", "reinforcment", "lerning", "--limit", "1", "--snippet")
+    lines = out.stdout.splitlines()
+    assert lines[0].startswith("88f8a6f8  ·  LMRL-Gym")
+    assert "**Reinforcement learning** has the potential" in lines[1]
+    data = run_cli("search", "c3po", "--snippet", "--json").json()
+    assert [h["name"] for h in data["hits"]] == ["C-3PO"]
+    assert "**C-3PO**" in data["hits"][0]["snippet"]
+    assert "snippet" not in run_cli("search", "c3po", "--json").json()["hits"][0]
 
 
 def test_a_name_outweighs_the_same_word_in_abstracts(shipped_library):
@@ -157,6 +206,19 @@ def test_too_few_hits_fall_back_to_partial_matches(shipped_library):
     result = shipped_library.search("diplomacy tensor", limit=100)
     assert result.notice == "no paper has all 2 words; showing best partial matches"
     assert {h.name for h in result.hits} == {"DipLLM", "LoRT"}
+
+
+def test_a_handful_of_hits_in_a_big_library_also_ranks_partial_matches(shipped_library,
+                                                                      monkeypatch):
+    """In a library of 1,000 papers or more, fewer than 5 papers with every word is too few."""
+    monkeypatch.setattr(rank, "SMALL_LIBRARY", 10)
+    result = shipped_library.search("preference alignment test time", limit=100)
+    assert result.notice == "only 1 paper has all 4 words; showing best partial matches"
+    assert result.hits[0].id == PARM
+    assert result.total > 1
+    test_time = shipped_library.search("test-time", limit=100)  # one phrase: nothing to relax
+    assert (test_time.notice, test_time.total) == ("", len(_containing("test-time")))
+    assert 0 < test_time.total < rank.HANDFUL
 
 
 def test_exclusion_and_filters_never_trigger_the_fallback(shipped_library):
@@ -225,7 +287,8 @@ def _one_word(word: str) -> bool:
 
 
 WORDS = ["learning", "model", "multi-task", "graph", "tensor", "language", "reinforcement",
-         "policy", "state-of-the-art", "data", "transform*", '"large language"', "OR", "NOT"]
+         "policy", "state-of-the-art", "data", "transform*", '"large language"', "OR", "NOT",
+         "reinforcment", "diplomacy", "c3po", "alignmnt", "preference", "test-time"]
 
 
 @HYPOTHESIS
@@ -238,6 +301,18 @@ def test_excluding_a_word_never_adds_hits(shipped_library, query, word):
     plain = set(ids(shipped_library.search(query, limit=10_000).hits))
     without = set(ids(shipped_library.search(f"{query} -{word}", limit=10_000).hits))
     assert without <= plain
+
+
+@HYPOTHESIS
+@given(st.lists(st.sampled_from(WORDS), min_size=2, max_size=5).map(" ".join),
+       st.sampled_from([*WORDS, "is:read", "-is:new", "has:code", "in:002"]))
+def test_exclusions_and_filters_never_add_partial_matches(shipped_library, monkeypatch, query,
+                                                          word):
+    """As in a big library, where a handful of hits already brings in partial matches."""
+    monkeypatch.setattr(rank, "SMALL_LIBRARY", 10)
+    plain = set(ids(shipped_library.search(query, limit=10_000).hits))
+    extra = word if word.startswith(("is:", "-is:", "has:", "in:")) else f"-{word}"
+    assert set(ids(shipped_library.search(f"{query} {extra}", limit=10_000).hits)) <= plain
 
 
 @HYPOTHESIS
@@ -269,3 +344,47 @@ def test_filters_with_a_dash_exclude(library):
     assert library.search("-is:read").effective_query == "-is:read"
     only_b = {h.id for h in all_hits(library, f"in:{FILE_B[:3]}")}
     assert {h.id for h in all_hits(library, f"-in:{FILE_B[:3]}")} == everyone - only_b
+
+
+UNICODE_SEED = """Unicode Papers
+
+We fine-tune GPT-4 on scientific abstracts and compare it with smaller models.
+
+A cafe\u0301 recommender (decomposed accent) learns from orders placed at the counter.
+
+Мы предлагаем нейронные сети для распознавания речи на русском языке.
+
+本文提出了一种图神经网络方法，用于分子性质预测。
+"""
+
+
+@pytest.fixture(scope="module")
+def unicode_library(tmp_path_factory):
+    base = tmp_path_factory.mktemp("unicode")
+    (base / "seeds").mkdir()
+    (base / "seeds" / "unicode.txt").write_text(UNICODE_SEED, encoding="utf-8")
+    from db import Library
+
+    lib = Library([base / "seeds"], base / "data")
+    lib.sync()
+    yield lib
+    lib.close()
+
+
+@pytest.mark.parametrize(("query", "starts", "highlighted"), [
+    ("ＧＰＴ", "We fine-tune", ["GPT"]),                       # full-width finds ASCII
+    ("gpt-4", "We fine-tune", ["GPT", "4"]),
+    ("caf\u00e9", "A cafe\u0301", ["cafe\u0301"]),            # precomposed finds decomposed
+    ("cafe\u0301", "A cafe\u0301", ["cafe\u0301"]),
+    ("нейронные сети", "Мы предлагаем", ["нейронные", "сети"]),  # Cyrillic words
+    ("НЕЙРОННЫЕ", "Мы предлагаем", ["нейронные"]),
+    ("图神经网络", "本文提出", ["图", "神", "经", "网", "络"]),  # CJK by substring
+    ("神经", "本文提出", ["神", "经"]),
+])
+def test_beyond_ascii(unicode_library, query, starts, highlighted):
+    result = unicode_library.search(query)
+    assert result.total == 1
+    paper = unicode_library.get(result.hits[0].id)
+    assert paper.abstract_markup.startswith(starts)
+    text = paper.abstract_markup
+    assert [text[a:b] for a, b in match_spans(text, result.terms)] == highlighted

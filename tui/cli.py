@@ -143,15 +143,21 @@ def _hit_line(hit, width: int) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
-def _print_result(result, as_json: bool) -> None:
+def _print_result(result, as_json: bool, snippets: dict[str, str] | None = None) -> None:
     if as_json:
-        _emit_json(result.to_json())
+        data = result.to_json()
+        if snippets is not None:
+            for hit in data["hits"]:
+                hit["snippet"] = snippets.get(hit["id"], "")
+        _emit_json(data)
         return
     if result.notice:
         click.echo(f"({one_line(result.notice)})", err=True)
     width = _width() if sys.stdout.isatty() else 10_000
     for hit in result.hits:
         click.echo(_hit_line(hit, width))
+        if snippets is not None:
+            click.echo("    " + one_line(snippets.get(hit.id, "")))
     shown = len(result.hits)
     if shown < result.total:
         click.echo(f"… {shown} of {result.total} shown (use --limit/--offset)", err=True)
@@ -165,13 +171,17 @@ def _print_result(result, as_json: bool) -> None:
 @click.option("--status", type=STATUS_CHOICE, help="Only papers with this status.")
 @click.option("--limit", type=click.IntRange(0, 10_000), default=20, show_default=True)
 @click.option("--offset", type=click.IntRange(0), default=0, show_default=True)
+@click.option("--snippet", is_flag=True,
+              help="Under each hit, the part of its abstract that matched, matches in **…**.")
 @click.option("--json", "as_json", is_flag=True, help="Print hits as JSON.")
 @pass_context
 def search(obj: Context, query: tuple[str, ...], status: str | None, limit: int, offset: int,
-           as_json: bool) -> None:
+           snippet: bool, as_json: bool) -> None:
     """Search the papers (see the README's query syntax); best hits first."""
-    _print_result(obj.open_library().search(" ".join(query), status, limit, offset, typing=True),
-                  as_json)
+    library = obj.open_library()
+    result = library.search(" ".join(query), status, limit, offset, typing=True)
+    snippets = library.snippets([h.id for h in result.hits], result.terms) if snippet else None
+    _print_result(result, as_json, snippets)
 
 
 @cli.command(name="list")

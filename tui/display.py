@@ -9,14 +9,15 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 from rich.style import Style
 from rich.text import Text
 
+from db.match import match_spans
 from db.models import Paper
 from db.render import render_plain, render_segments
-from db.text import WORD_RE, clean, fold, one_line
+from db.text import clean, one_line
 
 #: Mark glyphs: a status is a shape, never colour alone.
 GLYPHS = {"new": "·", "to-read": "»", "read": "✓"}
@@ -83,35 +84,6 @@ def status_text(status: str, glyphs: Mapping[str, str], style: str | Style = "")
 
 # -- highlighting ----------------------------------------------------------------------------
 
-#: Endings a light stemmer strips (longest first), enough to see that the index's Porter stemmer
-#: matched ``learned`` for ``learning`` or ``alignment`` for ``aligned``.
-_ENDINGS = sorted(("ations", "ation", "ments", "ment", "ences", "ence", "ances", "ance", "ings",
-                   "ing", "ions", "ion", "ers", "er", "ed", "es", "ly", "al", "s", "e", "y"),
-                  key=len, reverse=True)
-
-
-def _stem(word: str) -> str:
-    """A rough stem: ``studies`` → ``studi``, ``preferences`` → ``prefer``; keeps 3 letters."""
-    if word.endswith("ies") and len(word) > 4:
-        return word[:-3] + "i"
-    for ending in _ENDINGS:
-        if word.endswith(ending) and len(word) - len(ending) >= 3:
-            return word[: -len(ending)] + ("i" if ending == "y" else "")
-    return word
-
-
-def word_matches(word: str, terms: Iterable[str]) -> bool:
-    """True when ``word`` is one the index matched for one of ``terms`` (folded query tokens).
-
-    The word being typed is a prefix (``transfor`` finds ``transformers``), and the index stems
-    with Porter (``learning`` finds ``learned``), which a light stemmer approximates here; a rare
-    miss or extra highlight is possible, a wrong hit list is not (the index decides those).
-    """
-    folded = fold(word)
-    stem = _stem(folded)
-    return any(term and (folded.startswith(term) or stem == _stem(term)) for term in terms)
-
-
 def highlighted(text: str, style: str | Style, terms: Sequence[str],
                 highlight: str | Style) -> Text:
     """``text`` in ``style`` with every word that matches ``terms`` in ``style + highlight``."""
@@ -122,11 +94,10 @@ def highlighted(text: str, style: str | Style, terms: Sequence[str],
         return out
     marked = base + _as_style(highlight)
     pos = 0
-    for m in WORD_RE.finditer(text):
-        if word_matches(m.group(), terms):
-            out.append(text[pos:m.start()], base)
-            out.append(m.group(), marked)
-            pos = m.end()
+    for start, end in match_spans(text, terms):  # the index's own idea of a match (db.match)
+        out.append(text[pos:start], base)
+        out.append(text[start:end], marked)
+        pos = end
     out.append(text[pos:], base)
     return out
 

@@ -1,0 +1,198 @@
+"""Ranking for title-like queries: the best partial matches when all words together find fewer
+than a handful of papers, and the order of a few hundred papers that have them all.
+
+A title typed from memory ("Natural Gradient Revisited") often has a word or two that its
+abstract lacks, so requiring every word finds nothing. bm25 over an OR of the words is the usual
+fallback, but it scores every paper containing "learning" or "of" (tens of thousands at 87k
+papers) and ignores word order. Here instead:
+
+1. **Candidates** come from the query's rarest words (document frequency from ``vocab``): the
+   :data:`CANDIDATES` papers with the largest idf-weighted share of them, counted in SQL from
+   each word's list of papers. Common words add little evidence and much cost.
+2. **Re-ranking** in Python scores each candidate by bm25 of all the query's words (stemmed as
+   the index stems; name and title count 8 times), plus a bonus for query words that stand
+   side by side in the query's order (:data:`ORDER_WEIGHT`) and for words in the abstract's
+   first sentences (:data:`EARLY_WEIGHT`), where an abstract restates its title.
+
+The weights were tuned on known-item title queries with ``bench/recall.py --seed 1`` and are
+reported on held-out queries of ``--seed 2`` (README "Benchmark").
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import sqlite3
+from dataclasses import dataclass
+
+from db.match import stem
+from db.query import Query
+from db.schema import BM25_WEIGHTS
+
+HANDFUL = 5  # fewer papers than this with all the words → rank the best partial matches
+SMALL_LIBRARY = 1000  # papers; in a smaller library a handful is most of what a word matches
+RERANK_TERMS = 3  # from 3 words on, word order says something bm25 does not see
+CANDIDATES = 200  # papers re-ranked; the known item is among the first 200 by rare words
+CANDIDATE_ROWS = 20_000  # papers the candidate words may be in together: ~10 ms to count
+HEAD_WEIGHT = 8.0  # a word in the name or title counts as 8 in the abstract (BM25_WEIGHTS)
+EARLY_WORDS, EARLY_WEIGHT = 80, 0.1  # an abstract's first sentences restate its title
+K1, B = 1.2, 0.75  # bm25's usual constants, as FTS5 uses them
+AVERAGE_WORDS = 180  # words of a typical abstract (the 87k corpus: ~170), bm25's avgdl
+ORDER_WEIGHT = 0.2  # query words side by side and in order, as in the title recalled
+GAP = 2  # "grasp under uncertainty": "grasp" → "uncertainty" still counts, 2 words on
+
+
+@dataclass(slots=True)
+class Slot:
+    """One query word in query order: its spellings (as stems), prefix flag, and idf weight."""
+
+    stems: frozenset[str]
+    prefix: str  # the word being typed, matching every word that starts with it; or ""
+    df: int
+    fts: str  # the slot as an FTS5 query
+    idf: float = 0.0
+
+
+def slots(conn: sqlite3.Connection, q: Query) -> list[Slot]:
+    """The query's positive words in order (a phrase gives each of its words), with their
+    document frequencies from ``vocab`` (a prefix counts its first 50 completions)."""
+    words = [t for term in q.positive for t in (*term.tokens, *term.variants)]
+    marks = ",".join("?" * len(words))
+    df = dict(conn.execute(f"SELECT term, df FROM vocab WHERE term IN ({marks})", words))
+    out = []
+    for term in q.positive:
+        if term.variants:
+            spellings = (*term.tokens, *term.variants)
+            out.append(Slot(frozenset(map(stem, spellings)), "",
+                            sum(df.get(t, 0) for t in spellings), term.fts()))
+            continue
+        for i, tok in enumerate(term.tokens):
+            if term.prefix and i == len(term.tokens) - 1:
+                found = conn.execute("SELECT coalesce(sum(df), 0) FROM (SELECT df FROM vocab "
+                                     "WHERE term >= ? AND term < ? LIMIT 50)",
+                                     (tok, tok + "\U0010ffff")).fetchone()[0]
+                out.append(Slot(frozenset(), tok, found, f'"{tok}"*'))
+            else:
+                out.append(Slot(frozenset({stem(tok)}), "", df.get(tok, 0), f'"{tok}"'))
+    return out
+
+
+def handful(conn: sqlite3.Connection) -> int:
+    """Papers with all the words below which partial matches are ranked instead: 1 (that is,
+    only when none has them all) in a library under :data:`SMALL_LIBRARY`, else :data:`HANDFUL`."""
+    papers = conn.execute("SELECT max(rowid) FROM papers").fetchone()[0] or 0
+    return HANDFUL if papers >= SMALL_LIBRARY else 1
+
+
+def ranked(conn: sqlite3.Connection, q: Query, expression: str | None = None
+           ) -> list[tuple[int, float]]:
+    """``(rowid, score)`` of papers for ``q``'s words, best first: the papers matching the FTS5
+    ``expression`` (at most :data:`CANDIDATES` of them, by bm25), or else the best partial
+    matches (candidates from the rarest words). Ties keep the candidates' order.
+
+    Ignores filters and exclusions (the caller applies them to this list, so that they only ever
+    remove papers). Score in [0, 1 + ORDER_WEIGHT], higher is better.
+    """
+    found = slots(conn, q)
+    papers = conn.execute("SELECT max(rowid) FROM papers").fetchone()[0] or 1
+    for s in found:
+        s.idf = math.log(1 + (papers - s.df + 0.5) / (s.df + 0.5)) if s.df else 0.0
+    if expression is None:
+        candidates = _rare_word_candidates(conn, found)
+    else:
+        weights = ", ".join(str(w) for w in BM25_WEIGHTS)
+        candidates = [r[0] for r in conn.execute(
+            f"SELECT rowid FROM papers_fts WHERE papers_fts MATCH ? "
+            f"ORDER BY bm25(papers_fts, {weights}) LIMIT {CANDIDATES}", (expression,))]
+    if not candidates:
+        return []
+    bm25_rank = {rowid: n for n, rowid in enumerate(candidates)}
+    marks = ",".join("?" * len(bm25_rank))
+    match = _Matcher(found)
+    scored = []
+    for rowid, name, title, body in conn.execute(
+            f"SELECT rowid, name, title, coalesce(body, abstract) FROM papers "
+            f"WHERE rowid IN ({marks})", list(bm25_rank)):
+        score = _score(match, " ".join(filter(None, (name, title))), body)
+        scored.append((rowid, score - 1e-4 * bm25_rank[rowid]))
+    scored.sort(key=lambda r: -r[1])
+    return scored
+
+
+def _rare_word_candidates(conn: sqlite3.Connection, found: list[Slot]) -> list[int]:
+    """Rowids of at most :data:`CANDIDATES` papers with the most (idf-weighted) of the query's
+    rarest words: those (at least 2) that together are in at most :data:`CANDIDATE_ROWS`
+    papers. Reading a word's list of papers costs little; scoring bm25 over all of them
+    would cost more than everything else together."""
+    rows = 0
+    chosen: dict[str, float] = {}
+    for s in sorted((s for s in found if s.df), key=lambda s: s.df):
+        if len(chosen) >= 2 and rows + s.df > CANDIDATE_ROWS:
+            break
+        if s.fts not in chosen:
+            chosen[s.fts] = s.idf
+            rows += s.df
+    if not chosen:
+        return []
+    each = " UNION ALL ".join(
+        ["SELECT rowid, ? AS w FROM papers_fts WHERE papers_fts MATCH ?"] * len(chosen))
+    return [r[0] for r in conn.execute(
+        f"SELECT rowid FROM ({each}) GROUP BY rowid ORDER BY sum(w) DESC LIMIT {CANDIDATES}",
+        [v for fts, idf in chosen.items() for v in (idf, fts)])]
+
+
+_WORD_RE = re.compile(r"[^\W_]+")
+
+
+class _Matcher:
+    """Finds the query's words in texts; which slots a word matches is worked out (stemmed)
+    once per distinct word and remembered for the next text."""
+
+    def __init__(self, found: list[Slot]):
+        self.found = found
+        self.slots_of: dict[str, tuple[int, ...]] = {}
+        # the first 3 letters of every stem and prefix; a shorter stem ("ai") stands for itself
+        self.starts = {w[:3] for s in found for w in (*s.stems, s.prefix) if w}
+
+    def positions(self, text: str) -> tuple[list[list[int]], int]:
+        """For each slot, the word positions of ``text`` it matches; and the number of words."""
+        words = _WORD_RE.findall(text.lower())
+        slots_of = self.slots_of
+        starts = self.starts
+        for word in set(words).difference(slots_of):
+            if word[:3] not in starts:  # Porter keeps a word's start: no need to stem it
+                slots_of[word] = ()
+                continue
+            st = stem(word)
+            slots_of[word] = tuple(i for i, s in enumerate(self.found)
+                                   if st in s.stems or (s.prefix and word.startswith(s.prefix)))
+        out: list[list[int]] = [[] for _ in self.found]
+        hits = {w for w in set(words) if slots_of[w]}
+        if hits:
+            for pos, word in [(p, w) for p, w in enumerate(words) if w in hits]:
+                for i in slots_of[word]:
+                    out[i].append(pos)
+        return out, len(words)
+
+
+def _score(match: _Matcher, head: str, body: str) -> float:
+    """bm25 of the words over name, title and abstract (weights as in the index), divided by its
+    maximum (every word very often), plus the in-order bonus."""
+    found = match.found
+    total = sum(s.idf for s in found) or 1.0
+    in_body, words = match.positions(body)
+    in_head = match.positions(head)[0]
+    norm = K1 * (1 - B + B * words / AVERAGE_WORDS)
+    matched = early = 0.0
+    for s, b, h in zip(found, in_body, in_head, strict=True):
+        tf = len(b) + HEAD_WEIGHT * len(h)
+        matched += s.idf * tf * (K1 + 1) / (tf + norm) if tf else 0.0
+        early += s.idf if b and b[0] < EARLY_WORDS else 0.0
+    pairs = together = 0.0
+    for i in range(len(found) - 1):
+        weight = min(found[i].idf, found[i + 1].idf)
+        pairs += weight
+        if any(0 < b - a <= GAP for a in in_body[i] for b in in_body[i + 1]):
+            together += weight
+    order = together / pairs if pairs else 0.0
+    return matched / (total * (K1 + 1)) + ORDER_WEIGHT * order + EARLY_WEIGHT * early / total
