@@ -8,7 +8,7 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 # C0 controls except TAB/LF, DEL, C1 controls, and the bidi overrides that can reorder a terminal
 # line. CR is handled before this (line endings), so a lone CR never survives either.
@@ -162,16 +162,22 @@ def sentences(text: str) -> list[str]:
 
     Does not split after common abbreviations (``e.g.``, ``et al.``) or single initials.
     """
-    out: list[str] = []
+    return list(iter_sentences(text))
+
+
+def iter_sentences(text: str) -> Iterator[str]:
+    """:func:`sentences` one at a time, so that a caller that needs the first few (a headline,
+    the sentence that names the method) does not split the whole abstract."""
     start = 0
     for m in _SENTENCE_END_RE.finditer(text):
         before = text[start:m.start()].rstrip()
         tail = before.rsplit(None, 1)[-1].lower().rstrip(".!?") if before else ""
         if tail in _ABBREV or tail.endswith(_ABBREV[:3]) or (len(tail) == 1 and tail.isalpha()):
             continue
-        out.append(text[start:m.start()].strip())
+        sentence = text[start:m.start()].strip()
+        if sentence:
+            yield sentence
         start = m.end()
     rest = text[start:].strip()
     if rest:
-        out.append(rest)
-    return [s for s in out if s]
+        yield rest
