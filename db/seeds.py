@@ -185,6 +185,14 @@ def _dictionary() -> frozenset[str]:
     return frozenset(SpellChecker(distance=1).word_frequency.keys())
 
 
+def warm_up() -> None:
+    """Load what parsing needs (the derive module, the dictionary) now rather than at the first
+    abstract: worker processes forked afterwards share it."""
+    import db.derive  # noqa: F401
+
+    _dictionary()
+
+
 def is_english_word(word: str) -> bool:
     """True when ``word`` (lower case) is in pyspellchecker's English dictionary."""
     return word in _dictionary()
