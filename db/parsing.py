@@ -9,13 +9,10 @@ workers costs more than it saves there.
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import signal
 import threading
 from collections.abc import Callable, Iterator
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
 from db.seeds import Entry, SeedError, parse_file, warm_up
@@ -62,6 +59,10 @@ def parse_files(files: list[tuple[Path, bytes]], prepare: Callable[[Entry], obje
     if len(files) < 2 or size < PARALLEL_MIN_BYTES or workers() < 2:
         yield from (parse_one(path, data, prepare) for path, data in files)
         return
+    # imported here: multiprocessing costs every command ~10 ms, and most syncs parse nothing
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
     warm_up()  # forked workers inherit the loaded dictionary instead of each loading it
     pool = ProcessPoolExecutor(min(workers(), len(files)), mp_context=_context(),
                                initializer=_ignore_interrupts)
@@ -76,7 +77,9 @@ def parse_files(files: list[tuple[Path, bytes]], prepare: Callable[[Entry], obje
         pool.shutdown(wait=True, cancel_futures=True)
 
 
-def _context() -> multiprocessing.context.BaseContext:
+def _context():  # -> multiprocessing.context.BaseContext
+    import multiprocessing
+
     # fork is the fastest start (the parent's imports and dictionary are shared), but forking a
     # process that runs other threads (the browser syncs in a worker thread) can deadlock the
     # child on a lock another thread held; there the workers start from a fresh server process
