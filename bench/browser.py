@@ -34,6 +34,7 @@ import json
 import os
 import pty
 import select
+import signal
 import statistics
 import struct
 import sys
@@ -151,7 +152,10 @@ def session(cmd: list[str], log: Path, typing: float | None = None,
     fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", LINES, COLUMNS, 0, 0))
     typed: list[tuple[str, float]] = []
     deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
+    while True:
+        if time.monotonic() > deadline:
+            os.kill(pid, signal.SIGKILL)
+            raise SystemExit(f"{' '.join(cmd[3:5])} did not finish in 120 s")
         ready, _, _ = select.select([fd], [], [], 0.01)
         if ready:
             try:
@@ -159,10 +163,10 @@ def session(cmd: list[str], log: Path, typing: float | None = None,
                     break
             except OSError:  # the child closed the terminal: it has exited
                 break
-        if typing is not None and len(typed) < len(QUERY) and log.stat().st_size:
-            if not typed or time.monotonic() - typed[-1][1] >= typing:
-                os.write(fd, (b"" if typed else opener) + QUERY[len(typed)].encode())
-                typed.append((QUERY[: len(typed) + 1], time.monotonic()))
+        due = not typed or time.monotonic() - typed[-1][1] >= (typing or 0)
+        if typing is not None and len(typed) < len(QUERY) and log.stat().st_size and due:
+            os.write(fd, (b"" if typed else opener) + QUERY[len(typed)].encode())
+            typed.append((QUERY[: len(typed) + 1], time.monotonic()))
     _, status, usage = os.wait4(pid, 0)
     wall = time.monotonic() - started
     os.close(fd)
@@ -170,7 +174,7 @@ def session(cmd: list[str], log: Path, typing: float | None = None,
         raise SystemExit(f"{' '.join(cmd[3:5])} exited with status {status}")
     shown = [json.loads(line) for line in log.read_text().splitlines()]
     latencies = []
-    for i, (query, at) in enumerate(typed):
+    for i, (_, at) in enumerate(typed):
         later = {q for q, _ in typed[i:]}
         repaint = next((t for q, t in shown if q in later and t >= at), None)
         if repaint is not None:
