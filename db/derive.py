@@ -21,7 +21,8 @@ _CODE_HOSTS = ("github.com", "gitlab.com", "bitbucket.org", "codeberg.org", "hug
 # (the lookahead on the first letters rejects most positions before the alternation is tried:
 # 40% faster, and this scan runs over every abstract at every sync)
 _TRIGGER_RE = re.compile(
-    r"\b(?=[bcdinprtBCDINPRT])(?:propos\w*|introduc\w*|present\w*|call(?:ed)?|nam(?:ed|e)|dub(?:bed)?|term(?:ed)?|"
+    r"\b(?=[bcdinprtBCDINPRT])"
+    r"(?:propos\w*|introduc\w*|present\w*|call(?:ed)?|nam(?:ed|e)|dub(?:bed)?|term(?:ed)?|"
     r"coin(?:ed)?|develop\w*|design\w*|build|built|releas\w*)\b(?:\s+as)?",
     re.IGNORECASE,
 )

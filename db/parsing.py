@@ -14,8 +14,12 @@ import signal
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from db.seeds import Entry, SeedError, parse_file, warm_up
+
+if TYPE_CHECKING:
+    from multiprocessing.context import BaseContext
 
 #: ``(collection, entries, status, reason, prepared)``: status "loaded", "empty" or "error";
 #: ``prepared[i]`` is ``prepare(entries[i])``.
@@ -24,6 +28,7 @@ Parsed = tuple[str, list[Entry], str, str, list]
 #: Bytes of seed text from which a pool is used (~2,000 abstracts, about a second of parsing
 #: on one core; a pool starts in ~0.05 s with fork, ~0.5 s without).
 PARALLEL_MIN_BYTES = 2_000_000
+
 
 def parse_one(path: Path, data: bytes, prepare: Callable[[Entry], object]) -> Parsed:
     """Parse one seed file's bytes; a file that yields no papers gives its status and reason.
@@ -77,7 +82,7 @@ def parse_files(files: list[tuple[Path, bytes]], prepare: Callable[[Entry], obje
         pool.shutdown(wait=True, cancel_futures=True)
 
 
-def _context():  # -> multiprocessing.context.BaseContext
+def _context() -> BaseContext:
     import multiprocessing
 
     # fork is the fastest start (the parent's imports and dictionary are shared), but forking a

@@ -254,7 +254,8 @@ def prepare(e: Entry) -> tuple[tuple, str]:
     Runs where the entry was parsed (a worker process on a large sync, see db.parsing).
     """
     row = _paper_row(e)
-    return row, " ".join(terms_of(" ".join(filter(None, (e.name, e.title, row[6] or row[5])))))
+    indexed = row[6] or row[5]  # body, else abstract: the text the FTS indexes
+    return row, " ".join(terms_of(" ".join(filter(None, (e.name, e.title, indexed)))))
 
 
 def _paper_row(e: Entry) -> tuple:
