@@ -21,7 +21,7 @@ from pathlib import Path
 from db.models import FileReport, SyncReport
 from db.parsing import parse_files
 from db.schema import PAPERS_AI_TRIGGER
-from db.seeds import Entry, discover
+from db.seeds import Entry, cache_dictionary_in, discover
 from db.text import WORD_RE, clean, fold, search_form
 
 #: Called as ``progress(done, total)`` with counts of seed files read so far. It may raise
@@ -320,6 +320,9 @@ def sync(conn: sqlite3.Connection, seed_paths: list[Path], force: bool = False,
     """Run a whole sync; returns the report (without mark re-attachment) and the added ids."""
     started = time.perf_counter()
     report = SyncReport()
+    index_file = conn.execute("PRAGMA database_list").fetchone()[2]
+    if index_file:  # the dictionary that parsing needs is kept beside the index
+        cache_dictionary_in(Path(index_file).parent)
     to_apply, removed, report.files, _ = plan_changes(conn, seed_paths, force, progress)
     added_ids: list[str] = []
     if to_apply or removed:

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 import db.parsing
+import db.seeds
 import db.sync
 from db import Library
 from db.sync import SyncCancelled
@@ -139,3 +140,20 @@ def test_warm_commands_import_nothing_heavy(seeds_copy, data_dir, command):
     assert run.returncode == 0, run.stderr
     assert run.stderr.strip().splitlines()[-1] == "[]"
     assert run.stdout.strip()
+
+
+def test_the_dictionary_is_read_back_from_its_copy_beside_the_index(seeds_copy, data_dir,
+                                                                     monkeypatch):
+    monkeypatch.setattr(db.seeds, "_dictionary_folder", None)  # restored after the test
+    db.seeds._dictionary.cache_clear()
+    try:
+        _synced(seeds_copy, data_dir).close()
+        [copy] = data_dir.glob("dictionary-*.txt")
+        words = copy.read_text(encoding="utf-8").split("\n")
+        assert len(words) > 100_000 and "requires" in words
+        copy.write_text("quokka\nrequires", encoding="utf-8")
+        db.seeds._dictionary.cache_clear()
+        assert db.seeds.is_english_word("quokka")  # the copy is what parsing reads
+        assert not db.seeds.is_english_word("language")
+    finally:
+        db.seeds._dictionary.cache_clear()
