@@ -159,6 +159,10 @@ def _query(conn: sqlite3.Connection, q: Query, expression: str | None, limit: in
     weights = ", ".join(str(w) for w in BM25_WEIGHTS)
     matched = (f"SELECT rowid, bm25(papers_fts, {weights}) AS score FROM papers_fts "
                "WHERE papers_fts MATCH ?")
+    if not clauses:
+        found = _top_hits(conn, matched, expression, limit, offset)
+        if found is not None:
+            return found
     base = (f"FROM ({matched}) hit JOIN papers p ON p.rowid = hit.rowid "
             + joins[len("FROM papers p"):])
     where = (" WHERE " + " AND ".join(clauses)) if clauses else ""
@@ -167,6 +171,28 @@ def _query(conn: sqlite3.Connection, q: Query, expression: str | None, limit: in
         f"SELECT {_HIT_COLUMNS}, -hit.score {base}{where} ORDER BY hit.score, p.first_file, "
         "p.first_pos LIMIT ? OFFSET ?", [expression, *params, limit, offset]).fetchall()
     return total, rows
+
+
+def _top_hits(conn: sqlite3.Connection, matched: str, expression: str, limit: int,
+              offset: int) -> tuple[int, list] | None:
+    """The same answer as the general query when no filter applies, or None on a tie.
+
+    The count comes from the FTS index alone, and only the best ``limit + offset + 1`` matches
+    are joined with their papers: joining every match before sorting cost a third of the time
+    of a one-letter query (87,000 abstracts, "g*": 165 ms, now ~105; plain FTS5 84). When the
+    last kept match ties with the next one, which of them is in the page is decided by seed
+    order, so the caller runs the general query instead.
+    """
+    total = conn.execute("SELECT count(*) FROM papers_fts WHERE papers_fts MATCH ?",
+                         (expression,)).fetchone()[0]
+    n = limit + offset
+    rows = conn.execute(
+        f"SELECT {_HIT_COLUMNS}, -hit.score FROM ({matched} ORDER BY score LIMIT ?) hit "
+        "JOIN papers p ON p.rowid = hit.rowid LEFT JOIN m.marks k ON k.paper_id = p.id "
+        "ORDER BY hit.score, p.first_file, p.first_pos", (expression, n + 1)).fetchall()
+    if len(rows) > n and rows[n - 1][-1] == rows[n][-1]:
+        return None
+    return total, rows[offset:n]
 
 
 def _hits(conn: sqlite3.Connection, rows: list) -> list[Hit]:
