@@ -66,7 +66,7 @@ def _papertray_app(seeds: str, data: str, mode: str, log: Path):
             query = self.search_bar.value
             if self.is_settled and self.table.row_count and query != getattr(self, "_last", None):
                 self._last = query
-                _shown(self, query, mode, log)
+                self.call_after_refresh(_shown, self, query, mode, log)
 
     return Timed([seeds], data)
 
@@ -74,6 +74,7 @@ def _papertray_app(seeds: str, data: str, mode: str, log: Path):
 def _bare_app(plain_db: str, mode: str, log: Path):
     import sqlite3
 
+    from rich.text import Text
     from textual.app import App, ComposeResult
     from textual.widgets import DataTable, Input, Static
 
@@ -112,7 +113,7 @@ def _bare_app(plain_db: str, mode: str, log: Path):
                 rows = self.conn.execute(
                     "SELECT rowid, substr(abstract, 1, 80) FROM docs LIMIT 200").fetchall()
             table.add_rows(rows)
-            self.query_one(Static).update(rows[0][1] if rows else "")
+            self.query_one(Static).update(Text(rows[0][1] if rows else ""))
             if mode != "frame":
                 self.call_after_refresh(_shown, self, query, mode, log)
 
