@@ -156,8 +156,8 @@ def _first_name_like(tail: str, seen: _SeenBefore, is_word: Callable[[str], bool
         if raw.startswith("("):
             continue
         token = raw.strip("()").rstrip(".")
-        if i > 1 and not _MAYBE_NAME_RE.search(token):
-            continue  # cheap pre-check: no capital after the first letter and no digit
+        if token.islower() or (i > 1 and not _MAYBE_NAME_RE.search(token)):
+            continue  # cheap pre-checks: every test below needs a capital letter
         if not _acceptable(token, seen):
             continue
         if _name_like(token):
