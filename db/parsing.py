@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import signal
 import threading
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -70,7 +71,7 @@ def parse_files(files: list[tuple[Path, bytes]], prepare: Callable[[Entry], obje
 
     warm_up()  # forked workers inherit the loaded dictionary instead of each loading it
     pool = ProcessPoolExecutor(min(workers(), len(files)), mp_context=_context(),
-                               initializer=_ignore_interrupts)
+                               initializer=_worker_started)
     try:
         futures = [pool.submit(parse_one, path, data, prepare) for path, data in files]
         for (path, data), future in zip(files, futures, strict=True):
@@ -94,7 +95,23 @@ def _context() -> BaseContext:
     return multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
 
 
-def _ignore_interrupts() -> None:
-    # Ctrl-C reaches the whole process group: the parent stops the sync and rolls back, the
-    # workers must not each print a traceback
+def _worker_started() -> None:
+    """Set up a parse worker: signals as the system has them, and an end with its parent.
+
+    Ctrl-C reaches the whole process group: the parent stops the sync and rolls back, the
+    workers must not each print a traceback. The parent's own signal handlers (the CLI turns
+    SIGTERM into "interrupted") are not the worker's. And a parent killed outright (SIGKILL, the
+    OOM killer) cannot shut its pool down: a worker waiting for work would wait for ever, so a
+    thread ends it once it has been orphaned.
+    """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    for signum in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signum, signal.SIG_DFL)
+    parent = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="parent-watch", daemon=True).start()

@@ -8,6 +8,7 @@ from __future__ import annotations
 import sqlite3
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -181,3 +182,51 @@ def test_a_page_boundary_inside_tied_scores_keeps_seed_order(tmp_path):
         assert len({h.score for p in pages for h in p.hits}) == 1  # really all tied
         best = lib.search("quokka marsupials one", limit=1)
         assert [h.headline.split()[4] for h in best.hits] == ["one"]
+
+
+def _children(pid: int) -> list[int]:
+    """Live (not zombie) processes whose parent is ``pid``, from /proc."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid and fields[0] != "Z":
+            found.append(int(stat.parent.name))
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc (Linux)")
+def test_a_killed_sync_leaves_no_parse_workers_behind(tmp_path):
+    """SIGKILL cannot be caught: the parse workers must notice by themselves and end."""
+    shipped = (REPO / "seeds" / FILE_A).read_text(encoding="utf-8").split("\n\n")[1:]
+    seeds = tmp_path / "seeds"
+    seeds.mkdir()
+    for n in range(4):  # ~2.7 MB of seed text: above db.parsing.PARALLEL_MIN_BYTES
+        body = [f"{a.strip()} Variant {n}-{i}." for i in range(32) for a in shipped]
+        (seeds / f"part{n}.txt").write_text("ICML 2025 Papers\n\n" + "\n\n".join(body),
+                                            encoding="utf-8")
+    proc = subprocess.Popen([sys.executable, "-c", "from tui.cli import main; main()",
+                             "--seeds", str(seeds), "--data-dir", str(tmp_path / "data"),
+                             "sync"], cwd=REPO, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 30
+    workers = []
+    while len(workers) < 2 and proc.poll() is None and time.monotonic() < deadline:
+        workers = _children(proc.pid)
+        time.sleep(0.02)
+    assert len(workers) >= 2, "the sync never started its parse workers"
+    proc.kill()
+    proc.wait()
+    deadline = time.monotonic() + 10
+    while any(_alive(w) for w in workers) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert [w for w in workers if _alive(w)] == []
