@@ -204,7 +204,9 @@ def _dictionary() -> frozenset[str]:
         try:  # named after the data it was built from: another pyspellchecker, another list
             st = source.stat()
             copy = _dictionary_folder / f"dictionary-{st.st_size}-{st.st_mtime_ns}.txt"
-            return frozenset(copy.read_text(encoding="utf-8").split("\n"))
+            kept = frozenset(copy.read_text(encoding="utf-8").split("\n"))
+            if len(kept) > 10_000:  # anything shorter was damaged: build it again
+                return kept
         except (OSError, UnicodeDecodeError):
             pass
     from spellchecker import SpellChecker  # only needed while parsing
