@@ -1,12 +1,12 @@
 """papertray's benchmark: each product figure next to its plain baseline, measured in one run.
 
-    python bench/run.py --corpus abstracts.jsonl.gz --sizes 1000,10000,87409
+    python bench/run.py --corpus abstracts.jsonl.gz --sizes 1000,10000,87409 --synthetic 300000
     python bench/run.py --sizes 1000            # synthetic abstracts from the shipped seeds
 
 For each size it writes seed files (``bench/corpus.py``: ~50 files), then times whole processes
 (wall seconds, median of ``--repeat`` runs) and prints one table per size with the ratio to the
-baseline. Baselines are plain sqlite3 (``bench/baseline.py``); see the README's "Performance".
-Figures that need the browser are measured by ``bench/browser.py`` when it is present.
+baseline. Baselines are plain sqlite3 (``bench/baseline.py``) and, for the browser figures
+(``bench/browser.py``), a bare Textual app; see the README's "Benchmark".
 """
 
 from __future__ import annotations
@@ -97,10 +97,13 @@ def search_figures(seeds: Path, data: Path, plain_db: Path) -> dict[str, float]:
             "search p95": percentile(ours, .95), "plain p95": percentile(plain, .95)}
 
 
-def run_size(n: int, args: argparse.Namespace, work: Path) -> list[tuple[str, float, float, str]]:
-    seeds, data, plain_db = work / f"seeds{n}", work / f"data{n}", work / f"plain{n}.db"
-    pairs = (corpus.corpus_abstracts(args.corpus, n) if args.corpus
-             else corpus.synthetic_abstracts(n))
+def run_size(n: int, args: argparse.Namespace, work: Path,
+             synthetic: bool) -> list[tuple[str, float, float, str]]:
+    kind = "syn" if synthetic else "corpus"
+    seeds, data = work / f"seeds-{kind}{n}", work / f"data-{kind}{n}"
+    plain_db = work / f"plain-{kind}{n}.db"
+    pairs = (corpus.synthetic_abstracts(n) if synthetic
+             else corpus.corpus_abstracts(args.corpus, n))
     corpus.write_seeds(seeds, pairs, args.files)
     cli = [*PAPERTRAY, "--seeds", str(seeds), "--data-dir", str(data)]
     rows: list[tuple[str, float, float, str]] = []
@@ -116,6 +119,9 @@ def run_size(n: int, args: argparse.Namespace, work: Path) -> list[tuple[str, fl
     base, _ = timed([sys.executable, str(HERE / "baseline.py"), "build", str(seeds),
                      str(plain_db)], args.repeat, before=fresh_plain)
     rows.append(("cold sync (s)", cold, base, "≤ 1.3×"))
+    # both indexes as their cold builds left them, of the same abstracts (WAL files included)
+    size = sum(p.stat().st_size for p in data.glob("index.sqlite*")) / 2**20
+    plain_size = sum(p.stat().st_size for p in plain_db.parent.glob(plain_db.name + "*")) / 2**20
     warm, _ = timed([*cli, "stats"], args.repeat)
     warm_base, _ = timed([sys.executable, str(HERE / "baseline.py"), "open", str(plain_db)],
                          args.repeat)
@@ -133,24 +139,23 @@ def run_size(n: int, args: argparse.Namespace, work: Path) -> list[tuple[str, fl
 
     edit, _ = timed([*cli, "sync"], args.repeat, before=edit_one)
     rows.append(("one of ~50 files edited → sync (s)", edit, cold, "≤ 0.10× of cold"))
-    size = sum(p.stat().st_size for p in data.glob("index.sqlite*")) / 2**20
-    plain_size = sum(p.stat().st_size for p in plain_db.parent.glob(plain_db.name + "*")) / 2**20
     rows.append(("index size (MiB)", size, plain_size, "≤ 1.3×"))
     rows.append(("sync peak RSS (MiB)", cold_rss, 0.0, ""))
-    browser = HERE / "browser.py"
-    if browser.exists():
-        out = subprocess.run([sys.executable, str(browser), str(seeds), str(data),
-                              "--repeat", str(args.repeat)], capture_output=True, text=True)
-        if out.returncode == 0 and out.stdout.strip():
-            for label, ours, theirs, target in json.loads(out.stdout):
-                rows.append((label, ours, theirs, target))
-        else:
-            rows.append(("browser figures: failed " + out.stderr.strip()[-80:], 0, 0, ""))
+    victim.write_text(victim.read_text(encoding="utf-8").split("\nAn edited abstract")[0],
+                      encoding="utf-8")  # the library the browser opens is the one measured
+    subprocess.run([*cli, "sync"], check=True, capture_output=True)
+    out = subprocess.run([sys.executable, str(HERE / "browser.py"), str(seeds), str(data),
+                          str(plain_db), "--repeat", str(args.repeat)],
+                         capture_output=True, text=True)
+    if out.returncode == 0 and out.stdout.strip():
+        rows += [tuple(row) for row in json.loads(out.stdout)]
+    else:
+        rows.append(("browser figures: failed " + out.stderr.strip()[-80:], 0, 0, ""))
     return rows
 
 
-def print_table(n: int, rows: list[tuple[str, float, float, str]]) -> None:
-    print(f"\n## {n:,} abstracts\n")
+def print_table(n: int, rows: list[tuple[str, float, float, str]], synthetic: bool) -> None:
+    print(f"\n## {n:,} {'synthetic' if synthetic else 'real'} abstracts\n", flush=True)
     print("| figure | papertray | baseline | ratio | target |")
     print("|---|---:|---:|---:|---|")
     for label, ours, theirs, target in rows:
@@ -162,7 +167,10 @@ def print_table(n: int, rows: list[tuple[str, float, float, str]]) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--corpus", type=Path, help="JSON Lines (.gz) with abstracts; else synthetic")
-    ap.add_argument("--sizes", default="1000", help="comma-separated numbers of abstracts")
+    ap.add_argument("--sizes", default="1000", help="comma-separated numbers of abstracts "
+                    "(from --corpus, else synthetic)")
+    ap.add_argument("--synthetic", default="", help="comma-separated numbers of synthetic "
+                    "abstracts, measured after --sizes (for sizes past the corpus)")
     ap.add_argument("--files", type=int, default=50, help="seed files per library")
     ap.add_argument("--repeat", type=int, default=3, help="runs per figure (median reported)")
     ap.add_argument("--keep", type=Path, help="work in this folder and keep it")
@@ -172,8 +180,10 @@ def main() -> None:
     try:
         print(f"papertray benchmark — python {sys.version.split()[0]}, sqlite "
               f"{sqlite3.sqlite_version}, {os.cpu_count()} cpus; medians of {args.repeat} runs")
-        for n in (int(s) for s in args.sizes.split(",")):
-            print_table(n, run_size(n, args, work))
+        runs = [(int(n), not args.corpus) for n in args.sizes.split(",") if n]
+        runs += [(int(n), True) for n in args.synthetic.split(",") if n]
+        for n, synthetic in runs:
+            print_table(n, run_size(n, args, work, synthetic), synthetic)
     finally:
         if not args.keep:
             shutil.rmtree(work, ignore_errors=True)

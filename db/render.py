@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import logging
 import re
-from concurrent.futures import ThreadPoolExecutor, TimeoutError
 from functools import lru_cache
 
 # pylatexenc logs a WARNING for each macro it cannot expand (`\ensuremath` or `\frac` without
@@ -124,13 +123,18 @@ def latex_to_unicode(source: str) -> str:
     unescaped = re.sub(r"\\[{}]", "", source)
     if unescaped.count("{") != unescaped.count("}"):
         return source
+    # imported here: rendering a title or abstract without LaTeX (most) needs no thread
+    from concurrent.futures import ThreadPoolExecutor, TimeoutError
+
     global _executor
+    if _executor is None:
+        _executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="latex")
     future = _executor.submit(_convert, source)
     try:
         converted = future.result(timeout=_LATEX_BUDGET_S)
     except TimeoutError:
         # the converter is stuck: abandon its thread (a daemon) and use a fresh one from now on
-        _executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="latex")
+        _executor = None
         return source
     if converted is None:
         return source
@@ -142,7 +146,7 @@ def latex_to_unicode(source: str) -> str:
     return text
 
 
-_executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="latex")
+_executor = None  # a ThreadPoolExecutor of one thread, made on first use
 
 
 def _convert(source: str) -> str | None:

@@ -5,10 +5,10 @@ Everything here is pure (no I/O, no database) so that it can be tested on single
 
 from __future__ import annotations
 
-import hashlib
+import functools
 import re
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 # C0 controls except TAB/LF, DEL, C1 controls, and the bidi overrides that can reorder a terminal
 # line. CR is handled before this (line endings), so a lone CR never survives either.
@@ -76,6 +76,8 @@ def paper_id(text: str) -> str:
 
     Never a rowid (those move on rebuild); the same abstract in two files gets the same id.
     """
+    import hashlib  # here: only parsing needs it, and every command would pay its import
+
     return hashlib.sha256(normalize(text).encode("utf-8")).hexdigest()[:16]
 
 
@@ -88,7 +90,12 @@ def fold(word: str) -> str:
 #: Scripts written without spaces between words: kana, Han ideographs (with extension A, the
 #: compatibility block and the supplementary planes) and Hangul syllables.
 _CJK = "[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\U00020000-\U0003134f]"
-_CJK_RE = re.compile(f"({_CJK})")
+
+
+@functools.cache
+def _cjk_re() -> re.Pattern[str]:
+    # compiled on first use: the astral ranges take re ~3 ms, paid by every command otherwise
+    return re.compile(f"({_CJK})")
 
 
 def split_cjk(text: str) -> str:
@@ -99,7 +106,7 @@ def split_cjk(text: str) -> str:
     character as a token, and searching a query's CJK run as a phrase of its characters, makes
     ``图神经网络`` find every abstract that contains it, as a substring search would.
     """
-    return _CJK_RE.sub(r" \1 ", text)
+    return _cjk_re().sub(r" \1 ", text)
 
 
 _NON_ASCII_WORD_RE = re.compile(r"\w*[^\x00-\x7f]\w*")
@@ -119,12 +126,16 @@ def search_form(text: str) -> str:
 _CJK_FOLDED = _CJK[:-1] + "\u1100-\u11ff]"
 #: A regex character class of the characters indexed one per token, before or after fold().
 CJK_CLASS = _CJK_FOLDED
-_CJK_GAP_RE = re.compile(f"(?<={_CJK_FOLDED}) (?={_CJK_FOLDED})")
+
+
+@functools.cache
+def _cjk_gap_re() -> re.Pattern[str]:
+    return re.compile(f"(?<={_CJK_FOLDED}) (?={_CJK_FOLDED})")
 
 
 def join_tokens(tokens: tuple[str, ...] | list[str]) -> str:
     """Index tokens joined for people: with spaces, but none between two CJK characters (NFC)."""
-    return unicodedata.normalize("NFC", _CJK_GAP_RE.sub("", " ".join(tokens)))
+    return unicodedata.normalize("NFC", _cjk_gap_re().sub("", " ".join(tokens)))
 
 
 WORD_RE = re.compile(r"\w+")
@@ -165,16 +176,22 @@ def sentences(text: str) -> list[str]:
 
     Does not split after common abbreviations (``e.g.``, ``et al.``) or single initials.
     """
-    out: list[str] = []
+    return list(iter_sentences(text))
+
+
+def iter_sentences(text: str) -> Iterator[str]:
+    """:func:`sentences` one at a time, so that a caller that needs the first few (a headline,
+    the sentence that names the method) does not split the whole abstract."""
     start = 0
     for m in _SENTENCE_END_RE.finditer(text):
         before = text[start:m.start()].rstrip()
         tail = before.rsplit(None, 1)[-1].lower().rstrip(".!?") if before else ""
         if tail in _ABBREV or tail.endswith(_ABBREV[:3]) or (len(tail) == 1 and tail.isalpha()):
             continue
-        out.append(text[start:m.start()].strip())
+        sentence = text[start:m.start()].strip()
+        if sentence:
+            yield sentence
         start = m.end()
     rest = text[start:].strip()
     if rest:
-        out.append(rest)
-    return [s for s in out if s]
+        yield rest

@@ -16,8 +16,15 @@ def test_the_benchmark_prints_its_table(tmp_path: Path) -> None:
     rows = [line.split("|")[1].strip() for line in out.splitlines() if line.startswith("| ")]
     assert rows[1:] == ["cold sync (s)", "warm start: stats (s)", "search p50 (ms)",
                         "search p95 (ms)", "one of ~50 files edited → sync (s)",
-                        "index size (MiB)", "sync peak RSS (MiB)"]
-    assert "## 200 abstracts" in out
+                        "index size (MiB)", "sync peak RSS (MiB)",
+                        "browser: first frame + exit (s)",
+                        "browser: first page of hits + exit (s)",
+                        "browser: keystroke → repaint p95 (ms)",
+                        "browser: keystroke → repaint p50 (ms)", "browser: peak RSS (MiB)"]
+    assert "## 200 synthetic abstracts" in out
+    figures = [line.split("|")[2].strip() for line in out.splitlines()
+               if line.startswith("| ") and not line.startswith("| figure")]
+    assert all(float(f) > 0 for f in figures), out  # every figure was measured
 
 
 def test_the_recall_benchmark_prints_its_table(tmp_path: Path) -> None:

@@ -108,10 +108,11 @@ def test_a_damaged_page_inside_the_index_is_rebuilt(papertray, data_dir):
     index = data_dir / "index.sqlite"
     with sqlite3.connect(index) as conn:
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        page = conn.execute("PRAGMA page_size").fetchone()[0]
     size = index.stat().st_size
-    with index.open("r+b") as fh:  # the header stays intact; pages after it turn to noise
-        for offset in range(8192, size, 4096):
-            fh.seek(offset + 100)
+    with index.open("r+b") as fh:  # the file header stays intact; pages after it turn to noise
+        for offset in range(2 * page, size, page):
+            fh.seek(offset)  # from the page's own header on
             fh.write(bytes(range(200)))
     out = papertray("search", "graph", "--json")
     assert out.exit_code == 0

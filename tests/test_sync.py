@@ -13,6 +13,7 @@ import threading
 import pytest
 import sqlite_utils
 
+import db.parsing
 import db.sync
 from db import Library
 from tests.db_support import FILE_A, FILE_B, all_hits, ids
@@ -43,13 +44,13 @@ def seed_reads(monkeypatch, seeds_copy):
 def parse_calls(monkeypatch):
     """Counts calls of the seed parser made by sync."""
     calls: list[str] = []
-    original = db.sync.parse_file
+    original = db.parsing.parse_file
 
     def counting(path, data, skipped=None):
         calls.append(path.name)
         return original(path, data, skipped)
 
-    monkeypatch.setattr(db.sync, "parse_file", counting)
+    monkeypatch.setattr(db.parsing, "parse_file", counting)
     return calls
 
 

@@ -99,11 +99,14 @@ class SearchingApp(LibraryWorkers, App[None]):
         if query == self._query:
             return
         self._query = query
+        # a key that finds no search on its way searches at once (a debounce for every key was
+        # 80 ms of each keystroke's latency); keys that come faster than searches are coalesced
+        busy = self._search_timer is not None or self._applied != self._request
         self._request += 1  # whatever is on its way is stale now
         if self._search_timer is not None:
             self._search_timer.stop()
             self._search_timer = None
-        if self.debounce_seconds > 0:
+        if self.debounce_seconds > 0 and busy:
             self._search_timer = self.set_timer(self.debounce_seconds, self._search)
         else:
             self._search()

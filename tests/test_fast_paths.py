@@ -1,0 +1,236 @@
+"""The fast paths give the same answers as the plain ones: seed files parsed in worker
+processes, new papers indexed by one FTS statement instead of a trigger each, the file compacted
+after a first build, the dictionary read back from its copy, and an unfiltered search that
+joins only its best matches. And a command that needs no parsing imports nothing heavy."""
+
+from __future__ import annotations
+
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+import db.parsing
+import db.seeds
+import db.sync
+from db import Library
+from db.sync import SyncCancelled
+from tests.db_support import FILE_A, FILE_B, all_hits, copy_seeds, ids
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def _index(data: Path) -> dict[str, list[tuple]]:
+    """Everything a sync writes that search and display read, in a stable order."""
+    conn = sqlite3.connect(data / "index.sqlite")
+    try:
+        return {
+            "papers": conn.execute(
+                "SELECT id, name, title, headline, abstract_source, abstract, body, urls, "
+                "code_url, collection, first_pos FROM papers ORDER BY id").fetchall(),
+            "sources": conn.execute("SELECT position, paper_id FROM sources "
+                                    "ORDER BY paper_id, position").fetchall(),
+            "vocab": conn.execute("SELECT term, df FROM vocab ORDER BY term").fetchall(),
+        }
+    finally:
+        conn.close()
+
+
+def _synced(seeds: Path, data: Path) -> Library:
+    lib = Library([seeds], data)
+    lib.sync()
+    return lib
+
+
+@pytest.fixture
+def plain(seeds_copy: Path, tmp_path: Path) -> Path:
+    """A data dir synced the plain way (in-process parsing, a trigger per paper)."""
+    data = tmp_path / "plain"
+    _synced(seeds_copy, data).close()
+    return data
+
+
+def test_parsing_in_worker_processes_gives_the_same_index(seeds_copy, tmp_path, plain,
+                                                          monkeypatch):
+    monkeypatch.setattr(db.parsing, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr(db.parsing, "workers", lambda: 2)
+    started = []
+    original = db.parsing._context
+    monkeypatch.setattr(db.parsing, "_context", lambda: started.append(1) or original())
+    data = tmp_path / "parallel"
+    with _synced(seeds_copy, data) as lib:
+        assert lib.fts_ok()
+        with Library([seeds_copy], plain) as other:
+            assert ids(all_hits(lib, "reinforcement learning")) == ids(
+                all_hits(other, "reinforcement learning"))
+    assert started == [1]  # the pool was really used
+    assert _index(data) == _index(plain)
+    assert len(_index(data)["papers"]) == 35
+
+
+def test_a_cancelled_parallel_parse_writes_nothing(seeds_copy, tmp_path, monkeypatch):
+    monkeypatch.setattr(db.parsing, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr(db.parsing, "workers", lambda: 2)
+    seen: list[tuple[int, int]] = []
+
+    def cancel(done: int, total: int) -> None:
+        seen.append((done, total))
+        raise SyncCancelled
+
+    with Library([seeds_copy], tmp_path / "data") as lib:
+        with pytest.raises(SyncCancelled):
+            lib.sync(progress=cancel)
+        assert seen == [(1, 2)]
+        assert lib.counts()["all"] == 0
+        assert lib.sync().added == 35  # and the next sync loads everything
+
+
+def test_bulk_load_indexes_every_paper_and_keeps_the_trigger(seeds_copy, tmp_path, plain,
+                                                             monkeypatch):
+    monkeypatch.setattr(db.sync, "BULK_MIN_ROWS", 1)
+    data = tmp_path / "bulk"
+    with _synced(seeds_copy, data) as lib:
+        assert lib.fts_ok()
+        assert [h.name for h in all_hits(lib, "PARM")] == ["PARM"]
+        # the per-row trigger is back: one abstract added later is found
+        extra = seeds_copy / "zz_extra.txt"
+        extra.write_text("ICML 2025 Papers\n\nWe propose Quokkaformer, a marsupial model.\n",
+                         encoding="utf-8")
+        monkeypatch.setattr(db.sync, "BULK_MIN_ROWS", 200)
+        assert lib.sync().added == 1
+        assert [h.name for h in all_hits(lib, "marsupial")] == ["Quokkaformer"]
+        assert lib.fts_ok()
+    extra.unlink()
+    with _synced(seeds_copy, data) as lib:
+        assert lib.fts_ok()
+    assert _index(data) == _index(plain)
+    conn = sqlite3.connect(data / "index.sqlite")
+    triggers = [r[0] for r in conn.execute(
+        "SELECT name FROM sqlite_master WHERE type='trigger' ORDER BY name")]
+    conn.close()
+    assert triggers == ["papers_ad", "papers_ai", "papers_au"]
+
+
+def test_a_first_build_leaves_no_free_pages(tmp_path, monkeypatch):
+    monkeypatch.setattr(db.sync, "BULK_MIN_ROWS", 1)
+    seeds = copy_seeds(tmp_path / "seeds", REPO / "seeds" / FILE_A, REPO / "seeds" / FILE_B)
+    _synced(seeds, tmp_path / "data").close()
+    conn = sqlite3.connect(tmp_path / "data" / "index.sqlite")
+    assert conn.execute("PRAGMA freelist_count").fetchone()[0] == 0
+    assert conn.execute("PRAGMA page_size").fetchone()[0] == 16384
+    conn.close()
+
+
+@pytest.mark.parametrize("command", [["stats"], ["list", "--limit", "2"],
+                                     ["search", "reinforcement", "--limit", "2"]])
+def test_warm_commands_import_nothing_heavy(seeds_copy, data_dir, command):
+    """What `python -X importtime` showed costing 15-200 ms each; a warm command needs none."""
+    cli = ["--seeds", str(seeds_copy), "--data-dir", str(data_dir)]
+    probe = ("import sys; from tui.cli import main\n"
+             "try:\n    main()\nexcept SystemExit:\n    pass\n"
+             "heavy = {'textual', 'rich', 'sqlite_utils', 'rapidfuzz', 'pylatexenc', "
+             "'spellchecker', 'multiprocessing', 'concurrent'}\n"
+             "print(sorted({m.split('.')[0] for m in sys.modules} & heavy), file=sys.stderr)")
+    first = subprocess.run([sys.executable, "-c", probe, *cli, "sync"], capture_output=True,
+                           text=True, cwd=REPO)
+    assert "spellchecker" in first.stderr  # parsing needs it: the probe does see imports
+    run = subprocess.run([sys.executable, "-c", probe, *cli, *command], capture_output=True,
+                         text=True, cwd=REPO)
+    assert run.returncode == 0, run.stderr
+    assert run.stderr.strip().splitlines()[-1] == "[]"
+    assert run.stdout.strip()
+
+
+def test_the_dictionary_is_read_back_from_its_copy_beside_the_index(seeds_copy, data_dir,
+                                                                     monkeypatch):
+    monkeypatch.setattr(db.seeds, "_dictionary_folder", None)  # restored after the test
+    db.seeds._dictionary.cache_clear()
+    try:
+        _synced(seeds_copy, data_dir).close()
+        [copy] = data_dir.glob("dictionary-*.txt")
+        words = copy.read_text(encoding="utf-8").split("\n")
+        assert len(words) > 100_000 and "requires" in words
+        copy.write_text("\n".join(["quokka", *words[:20_000]]), encoding="utf-8")
+        db.seeds._dictionary.cache_clear()
+        assert db.seeds.is_english_word("quokka")  # the copy is what parsing reads
+        assert not db.seeds.is_english_word(words[-1])
+        copy.write_text("quokka\nrequires", encoding="utf-8")  # cut short: built again
+        db.seeds._dictionary.cache_clear()
+        assert not db.seeds.is_english_word("quokka")
+        assert db.seeds.is_english_word(words[-1])
+    finally:
+        db.seeds._dictionary.cache_clear()
+
+
+def test_a_page_boundary_inside_tied_scores_keeps_seed_order(tmp_path):
+    """Six abstracts with the same bm25 for "quokka": any page of them is in seed order, even
+    when the index holds them in another order (the first one was added last)."""
+    abstracts = [f"The quokka study number {w} observes marsupials on islands."
+                 for w in ("one", "two", "three", "four", "five", "six")]
+    seeds = tmp_path / "seeds"
+    seeds.mkdir()
+    seed = seeds / "a.txt"
+    seed.write_text("Zoo 2025 Papers\n\n" + "\n\n".join(abstracts[1:]) + "\n",
+                    encoding="utf-8")
+    with _synced(seeds, tmp_path / "data") as lib:
+        seed.write_text("Zoo 2025 Papers\n\n" + "\n\n".join(abstracts) + "\n",
+                        encoding="utf-8")
+        assert lib.sync().added == 1
+        pages = [lib.search("quokka", limit=2, offset=o) for o in (0, 2, 4)]
+        assert [p.total for p in pages] == [6, 6, 6]
+        shown = [h.headline.split()[4] for p in pages for h in p.hits]
+        assert shown == ["one", "two", "three", "four", "five", "six"]
+        assert len({h.score for p in pages for h in p.hits}) == 1  # really all tied
+        best = lib.search("quokka marsupials one", limit=1)
+        assert [h.headline.split()[4] for h in best.hits] == ["one"]
+
+
+def _children(pid: int) -> list[int]:
+    """Live (not zombie) processes whose parent is ``pid``, from /proc."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid and fields[0] != "Z":
+            found.append(int(stat.parent.name))
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc (Linux)")
+def test_a_killed_sync_leaves_no_parse_workers_behind(tmp_path):
+    """SIGKILL cannot be caught: the parse workers must notice by themselves and end."""
+    shipped = (REPO / "seeds" / FILE_A).read_text(encoding="utf-8").split("\n\n")[1:]
+    seeds = tmp_path / "seeds"
+    seeds.mkdir()
+    for n in range(4):  # ~2.7 MB of seed text: above db.parsing.PARALLEL_MIN_BYTES
+        body = [f"{a.strip()} Variant {n}-{i}." for i in range(32) for a in shipped]
+        (seeds / f"part{n}.txt").write_text("ICML 2025 Papers\n\n" + "\n\n".join(body),
+                                            encoding="utf-8")
+    proc = subprocess.Popen([sys.executable, "-c", "from tui.cli import main; main()",
+                             "--seeds", str(seeds), "--data-dir", str(tmp_path / "data"),
+                             "sync"], cwd=REPO, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 30
+    workers = []
+    while len(workers) < 2 and proc.poll() is None and time.monotonic() < deadline:
+        workers = _children(proc.pid)
+        time.sleep(0.02)
+    assert len(workers) >= 2, "the sync never started its parse workers"
+    proc.kill()
+    proc.wait()
+    deadline = time.monotonic() + 10
+    while any(_alive(w) for w in workers) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert [w for w in workers if _alive(w)] == []
