@@ -18,6 +18,7 @@ import hashlib
 import io
 import json
 import re
+import zlib
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import replace
@@ -36,16 +37,36 @@ _LIST_KEYS = ("papers", "hits", "data", "items", "records", "entries", "results"
 DERIVED_TITLE_FIELD = "titlesource"
 
 
-def gunzip(data: bytes) -> bytes:
-    """The expanded bytes of a gzip file. Raises :class:`SeedError` when it is damaged or huge."""
+def gunzip(data: bytes, lines: bool = False) -> tuple[bytes, str]:
+    """The expanded bytes of a gzip file, and a note ("" when whole). Raises :class:`SeedError`
+    when it is damaged or huge.
+
+    With ``lines`` (JSON Lines), a file cut short (a download stopped mid-stream) gives its
+    complete lines and a note saying so, so that the papers before the cut still load.
+    """
+    note = ""
     try:
         with gzip.GzipFile(fileobj=io.BytesIO(data)) as fh:
             out = fh.read(MAX_EXPANDED_BYTES + 1)
     except (OSError, EOFError) as exc:
-        raise SeedError("error", f"not a readable gzip file ({exc})") from None
+        out = _gunzip_start(data) if lines and isinstance(exc, EOFError) else b""
+        if b"\n" not in out:
+            raise SeedError("error", f"not a readable gzip file ({exc})") from None
+        out = out[:out.rindex(b"\n") + 1]
+        read = out.count(b"\n")
+        note = f"the gzip file is cut short: its first {read} lines read"
     if len(out) > MAX_EXPANDED_BYTES:
         raise SeedError("error", f"expands to more than {MAX_EXPANDED_BYTES >> 20} MiB")
-    return out
+    return out, note
+
+
+def _gunzip_start(data: bytes) -> bytes:
+    """What a gzip stream that ends too early expands to, up to where it ends."""
+    inflate = zlib.decompressobj(wbits=31)
+    try:
+        return inflate.decompress(data, MAX_EXPANDED_BYTES + 1)
+    except zlib.error:
+        return b""
 
 
 def kind_of(name: str, text: str) -> str:
@@ -172,6 +193,8 @@ def _csv_records(text: str, delimiter: str | None) -> list[tuple[int, dict]]:
             delimiter = csv.Sniffer().sniff(text[:8192], delimiters=",;\t").delimiter
         except csv.Error:
             delimiter = ","
+    # an abstract can be longer than the csv module's default field limit (128 KiB)
+    csv.field_size_limit(max(csv.field_size_limit(), len(text) + 1))
     reader = csv.DictReader(io.StringIO(text, newline=""), delimiter=delimiter)
     try:
         rows = [(reader.line_num, row) for row in reader]

@@ -4,6 +4,7 @@ authors in search, and the shared corpora when PAPERTRAY_CORPORA points at them.
 from __future__ import annotations
 
 import gzip
+import json
 import os
 import shutil
 from pathlib import Path
@@ -139,6 +140,33 @@ def test_a_bad_json_line_is_left_out_and_said(tmp_path):
                             skipped)
     assert len(entries) == 3
     assert skipped == ["1 line(s) with invalid JSON left out: 2"]
+
+
+def test_a_json_lines_gzip_cut_short_loads_its_complete_lines(tmp_path):
+    """A download stopped mid-stream: the papers before the cut load, the line says so."""
+    records = [json.dumps({"title": f"Paper {n}", "abstract": f"Abstract {n}: {n * n} {n ** 3}"})
+               for n in range(3000)]
+    packed = gzip.compress("\n".join(records).encode())
+    cut = tmp_path / "download.jsonl.gz"
+    cut.write_bytes(packed[:len(packed) // 2])
+    lib = Library([cut], tmp_path / "data")
+    try:
+        [line] = lib.sync().files
+        read = int(line.reason.removeprefix("the gzip file is cut short: its first ")
+                   .removesuffix(" lines read"))
+        assert (line.status, line.entries) == ("loaded", read)
+        assert 500 < read < 3000
+        assert lib.counts()["all"] == read
+    finally:
+        lib.close()
+
+
+def test_an_abstract_longer_than_the_csv_field_limit_loads(tmp_path):
+    """csv's default field limit is 128 KiB: one long field must not reject the whole file."""
+    seeds = tmp_path / "long.csv"
+    seeds.write_text('title,abstract\nLong one,"' + "words " * 40_000 + '"\nShort one,fine\n')
+    _, entries = parse_file(seeds, seeds.read_bytes())
+    assert [e.title for e in entries] == ["Long one", "Short one"]
 
 
 @pytest.fixture
