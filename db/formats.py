@@ -35,6 +35,9 @@ _LIST_KEYS = ("papers", "hits", "data", "items", "records", "entries", "results"
 #: BibTeX written by :mod:`db.export` marks a title it made up from name and headline with
 #: ``titlesource = {derived}``, so that loading the file back gives the paper no title.
 DERIVED_TITLE_FIELD = "titlesource"
+#: ... and lists the braces without a partner it had to leave out of a title or abstract
+#: (``abstract:12o,40c``: index in the one-line text, open or close), to be put back on loading.
+BRACES_FIELD = "papertraybraces"
 
 
 def gunzip(data: bytes, lines: bool = False) -> tuple[bytes, str]:
@@ -221,6 +224,7 @@ def _bib_records(text: str) -> list[tuple[int, dict]]:
     records = []
     for number, fields in enumerate(entries, start=1):
         record = dict(fields)
+        _put_back_braces(record, record.pop(BRACES_FIELD, ""))
         if record.get(DERIVED_TITLE_FIELD, "").strip() == "derived":
             record.pop("title", None)
         for key in ("title", "booktitle", "journal"):
@@ -231,6 +235,22 @@ def _bib_records(text: str) -> list[tuple[int, dict]]:
     return records
 
 
+def _put_back_braces(record: dict, spots: str) -> None:
+    """Put the braces :data:`BRACES_FIELD` lists back into the record's title and abstract."""
+    for part in spots.split(";"):
+        name, _, where = part.strip().partition(":")
+        value = record.get(name)
+        if name not in ("title", "abstract") or not isinstance(value, str):
+            continue
+        value = " ".join(value.split())
+        for spot in where.split(","):
+            match = re.fullmatch(r"\s*(\d+)([oc])\s*", spot)
+            if match and int(match.group(1)) <= len(value):
+                i = int(match.group(1))
+                value = value[:i] + ("{" if match.group(2) == "o" else "}") + value[i:]
+        record[name] = value
+
+
 def unbrace(value: str) -> str:
     """BibTeX's case-protecting braces dropped (``{BERT} for {NLP}`` → ``BERT for NLP``); the
     braces of a LaTeX command's argument (``\\emph{x}``, ``x^{2}``) are kept."""
@@ -239,7 +259,7 @@ def unbrace(value: str) -> str:
     for i, ch in enumerate(value):
         if ch == "{" and (i == 0 or value[i - 1] != "\\"):
             before = value[:i].rstrip()
-            keep = bool(re.search(r"(\\[A-Za-z]+|[\^_])$", before))
+            keep = bool(re.search(r"(\\[A-Za-z]+|\\[^A-Za-z\s{}]|[\^_])$", before))
             kept.append(keep)
             if keep:
                 out.append(ch)
