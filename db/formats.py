@@ -24,7 +24,7 @@ from collections.abc import Iterator
 from dataclasses import replace
 
 from db.seeds import Entry, SeedError, abstract_entry, collection_label
-from db.text import clean, normalize
+from db.text import clean, normalize, one_line
 
 #: gzip-compressed seed files are read up to this many bytes once expanded (a guard against a
 #: "zip bomb"; the 87,409-abstract corpus is 120 MB expanded).
@@ -126,7 +126,7 @@ def parse(kind: str, text: str, fallback_label: str,
     elif kind == "json":
         unit, records = _json_records(text)
     elif kind == "bib":
-        unit, records = "entry", _bib_records(text)
+        unit, records = "entry", _bib_records(text, skipped)
     else:
         unit, records = "line", _csv_records(text, "\t" if kind == "tsv" else None)
     entries: list[Entry] = []
@@ -209,7 +209,10 @@ def _csv_records(text: str, delimiter: str | None) -> list[tuple[int, dict]]:
     return rows
 
 
-def _bib_records(text: str) -> list[tuple[int, dict]]:
+_BIB_ENTRY_RE = re.compile(r"^[ \t]*@[ \t]*([A-Za-z]+)[ \t]*[{(][ \t]*([^,\s{}()]*)", re.M)
+
+
+def _bib_records(text: str, skipped: list[str]) -> list[tuple[int, dict]]:
     from bibtexparser import loads
     from bibtexparser.bparser import BibTexParser
 
@@ -219,6 +222,20 @@ def _bib_records(text: str) -> list[tuple[int, dict]]:
         entries = loads(text, parser=parser).entries
     except Exception as exc:  # the parser (pyparsing) raises many kinds on broken input
         raise SeedError("error", f"not valid BibTeX: {exc}") from None
+    # the parser drops an entry it cannot read (an unbalanced brace) without a word: say it
+    started = [key for kind, key in _BIB_ENTRY_RE.findall(text)
+               if kind.lower() not in ("string", "comment", "preamble")]
+    read = Counter(str(e.get("ID", "")) for e in entries)
+    lost = []
+    for key in started:
+        if read[key] > 0:
+            read[key] -= 1
+        else:
+            lost.append(key or "?")
+    if lost and len(started) > len(entries):
+        shown = ", ".join(one_line(k)[:40] for k in lost[:5]) + (" …" if len(lost) > 5 else "")
+        skipped.append(f"{len(lost)} entry(ies) that could not be read (unbalanced braces?) "
+                       f"left out: {shown}")
     if not entries:
         raise SeedError("error", "no BibTeX entry could be read")
     records = []

@@ -169,6 +169,21 @@ def test_an_abstract_longer_than_the_csv_field_limit_loads(tmp_path):
     assert [e.title for e in entries] == ["Long one", "Short one"]
 
 
+def test_a_bibtex_entry_the_parser_cannot_read_is_named_not_silently_lost(tmp_path):
+    bib = tmp_path / "refs.bib"
+    bib.write_text("@string{icml = {ICML}}\n@comment{a {braced} comment}\n"
+                   "@preamble{{\\newcommand{\\x}{y}}}\n"
+                   "@article{good1, title={Before}, year=2021}\n"
+                   "@article{broken, title={Unbalanced {brace title}, year=2022}\n"
+                   "@inproceedings{good2, title={After}, booktitle=icml, year=2023}\n",
+                   encoding="utf-8")
+    skipped: list[str] = []
+    _, entries = parse_file(bib, bib.read_bytes(), skipped)
+    assert [e.title for e in entries] == ["Before", "After"]
+    assert skipped == ["1 entry(ies) that could not be read (unbalanced braces?) left out: "
+                       "broken"]
+
+
 @pytest.fixture
 def mixed(tmp_path):
     """The shipped text seeds plus every structured fixture, in one seed folder."""
