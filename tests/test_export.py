@@ -6,7 +6,10 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
 import shutil
+import stat
+import threading
 
 import bibtexparser
 import pytest
@@ -161,3 +164,31 @@ def test_cli_export_errors_are_one_line(run_cli, tmp_path):
     assert not missing.parent.exists()
     bad = run_cli("export", "--format", "docx")
     assert bad.exit_code == 2
+
+
+@pytest.mark.parametrize("command", [("export", "--format", "json", "-o"), ("marks", "export")])
+def test_exporting_into_a_pipe_writes_into_it_and_leaves_it_a_pipe(run_cli, tmp_path, command):
+    """``-o /dev/stdout`` or a named pipe: written directly. Renaming a temporary file over it
+    (as for a regular file) put a regular file where the pipe or device was (as root, in
+    /dev), or failed."""
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    got: list[bytes] = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()))
+    reader.start()
+    done = run_cli(*command, str(fifo))
+    reader.join(timeout=30)
+    assert done.exit_code == 0, done.stderr
+    assert stat.S_ISFIFO(fifo.stat().st_mode)
+    assert json.loads(got[0])  # the whole document came through the pipe
+    assert not (tmp_path / "pipe.partial").exists()
+
+
+def test_exporting_through_a_symlink_replaces_its_target_not_the_link(mixed, tmp_path):
+    real = tmp_path / "real.md"
+    real.write_text("old\n")
+    link = tmp_path / "link.md"
+    link.symlink_to(real)
+    assert mixed.export_file(link) == 38
+    assert link.is_symlink()
+    assert real.read_text().startswith("# papertray: 38 papers")

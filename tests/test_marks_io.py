@@ -136,7 +136,7 @@ def test_cli_export_then_import(run_cli, tmp_path):
     assert run_cli("mark", "0412", "--read").exit_code == 0
     target = tmp_path / "marks.json"
     done = run_cli("marks", "export", str(target))
-    assert done.stdout == f"exported 1 marks to {target}\n"
+    assert done.stderr == f"exported 1 marks to {target}\n"
     fresh = tmp_path / "other-data"
     first = run_cli("marks", "import", str(target), data=fresh)
     assert first.stdout == "read 1 marks: 1 changed\n  0412d482  new → read\n"

@@ -12,7 +12,7 @@ from pathlib import Path
 import click
 
 from db import backup
-from db.paths import DataPaths
+from db.paths import DataPaths, writing
 from db.text import one_line
 
 
@@ -68,16 +68,13 @@ def register(cli: click.Group, pass_context) -> None:
     def export_marks(obj, target: Path) -> None:
         """Write every mark (id, status, time, title and start of the abstract) to TARGET."""
         data = obj.open_library().export_marks()
-        partial = target.with_name(target.name + ".partial")
         try:
-            partial.write_text(json.dumps(data, ensure_ascii=False, indent=1) + "\n",
-                               encoding="utf-8")
-            partial.replace(target)
+            with writing(target) as out:
+                out.write(json.dumps(data, ensure_ascii=False, indent=1) + "\n")
         except OSError as exc:
-            partial.unlink(missing_ok=True)
             raise click.ClickException(
                 f"cannot write {one_line(str(target))}: {exc.strerror or exc}") from None
-        click.echo(f"exported {len(data['marks'])} marks to {one_line(str(target))}")
+        click.echo(f"exported {len(data['marks'])} marks to {one_line(str(target))}", err=True)
 
     @marks.command(name="import")
     @click.argument("source", type=click.Path(exists=True, dir_okay=False, path_type=Path))
