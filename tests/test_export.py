@@ -174,7 +174,7 @@ def test_exporting_into_a_pipe_writes_into_it_and_leaves_it_a_pipe(run_cli, tmp_
     fifo = tmp_path / "pipe"
     os.mkfifo(fifo)
     got: list[bytes] = []
-    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()))
+    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()), daemon=True)
     reader.start()
     done = run_cli(*command, str(fifo))
     reader.join(timeout=30)
