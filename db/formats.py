@@ -94,7 +94,7 @@ def _looks_like_json(text: str) -> bool:
     """Whether ``text`` is JSON, or JSON Lines (its first line is a JSON object)."""
     for candidate in (text, text.lstrip().split("\n", 1)[0]):
         try:
-            json.loads(candidate)
+            _json(candidate)
             return True
         except ValueError:
             continue
@@ -151,11 +151,19 @@ def parse(kind: str, text: str, fallback_label: str,
 
 # -- reading each format into (record number, {field: value}) -----------------------------------
 
+def _json(text: str) -> object:
+    """``json.loads`` for files from anywhere: a number too long for ``int`` (Python refuses
+    more than 4,300 digits) stays text, and ``NaN``/``Infinity`` are null, so that one odd
+    value in a field papertray ignores does not reject the file."""
+    return json.loads(text, parse_int=lambda s: int(s) if len(s) < 100 else s,
+                      parse_constant=lambda _: None)
+
+
 def _json_records(text: str) -> tuple[str, list[tuple[int, object]]]:
     """A JSON list of objects, an object holding one, one paper object, or JSON Lines; returns
     what the numbers count ("record" or "line") and the numbered records."""
     try:
-        data = json.loads(text)
+        data = _json(text)
     except json.JSONDecodeError as exc:
         if exc.msg != "Extra data":
             raise SeedError("error", f"not valid JSON: {exc}") from None
@@ -179,7 +187,7 @@ def _json_lines(text: str) -> Iterator[tuple[int, object]]:
         if not line.strip():
             continue
         try:
-            record = json.loads(line)
+            record = _json(line)
         except json.JSONDecodeError as exc:
             first_error = first_error or f"line {number}: {exc.msg}"
             record = None

@@ -184,6 +184,16 @@ def test_a_bibtex_entry_the_parser_cannot_read_is_named_not_silently_lost(tmp_pa
                        "broken"]
 
 
+def test_a_huge_number_or_nan_in_some_field_does_not_reject_the_file(tmp_path):
+    seeds = tmp_path / "odd.json"
+    seeds.write_text('[{"title": "Big id", "openreview_number": ' + "9" * 5000 + '},'
+                     ' {"title": NaN, "abstract": Infinity}, {"title": "After", "year": 2024}]')
+    skipped: list[str] = []
+    _, entries = parse_file(seeds, seeds.read_bytes(), skipped)
+    assert [(e.title, e.year) for e in entries] == [("Big id", None), ("After", 2024)]
+    assert skipped == ["1 record(s) with no title or abstract left out: 2"]
+
+
 @pytest.fixture
 def mixed(tmp_path):
     """The shipped text seeds plus every structured fixture, in one seed folder."""
