@@ -154,9 +154,11 @@ def parse(kind: str, text: str, fallback_label: str,
 def _json(text: str) -> object:
     """``json.loads`` for files from anywhere: a number too long for ``int`` (Python refuses
     more than 4,300 digits) stays text, and ``NaN``/``Infinity`` are null, so that one odd
-    value in a field papertray ignores does not reject the file."""
+    value in a field papertray ignores does not reject the file; a raw TAB or other control
+    character inside a string (scraped data has them) is read, and dropped later by
+    :func:`db.text.clean`."""
     return json.loads(text, parse_int=lambda s: int(s) if len(s) < 100 else s,
-                      parse_constant=lambda _: None)
+                      parse_constant=lambda _: None, strict=False)
 
 
 def _json_records(text: str) -> tuple[str, list[tuple[int, object]]]:

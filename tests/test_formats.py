@@ -194,6 +194,18 @@ def test_a_huge_number_or_nan_in_some_field_does_not_reject_the_file(tmp_path):
     assert skipped == ["1 record(s) with no title or abstract left out: 2"]
 
 
+def test_raw_tabs_and_escapes_inside_json_strings_are_read_and_dropped(tmp_path):
+    seeds = tmp_path / "scraped.jsonl"
+    seeds.write_bytes(b'{"title": "Tab\there", "abstract": "An abstract\twith a raw tab '
+                      b'and an \x1b[31mescape in it, long enough to be one."}\n'
+                      b'{"title": "Bell\x07 [bold]x[/bold]"}\n')
+    skipped: list[str] = []
+    _, entries = parse_file(seeds, seeds.read_bytes(), skipped)
+    assert [e.title for e in entries] == ["Tab here", "Bell [bold]x[/bold]"]
+    assert "\x1b" not in entries[0].abstract_source
+    assert skipped == []
+
+
 @pytest.fixture
 def mixed(tmp_path):
     """The shipped text seeds plus every structured fixture, in one seed folder."""
