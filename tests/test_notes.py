@@ -73,6 +73,15 @@ def test_note_words_find_the_paper_after_every_abstract_hit(library):
     assert ids(all_hits(library, "zebrafish")) == []
 
 
+@pytest.mark.parametrize("query", ["zorbly-flarn", '"zorbly-flarn"', "GPT-3.5", "gpt-3",
+                                   "zeta_1", "élan", "ELAN", "zorbly flarn", "zorbly OR qqq"])
+def test_note_words_are_matched_as_the_abstracts_are(library, query):
+    """Hyphenated and punctuated words, accents and case: a note is found by the same query
+    that would find those words in an abstract."""
+    library.set_note(MENTOR, "Zorbly-flarn trick; try GPT-3.5 with zeta_1 (Élan vital)")
+    assert ids(all_hits(library, query)) == [MENTOR]
+
+
 def test_notes_and_tags_are_exported_and_survive_a_rebuild(library):
     library.set_note(PARM, "reread section 4")
     library.tag([PARM, MENTOR], ["rl"])
