@@ -184,10 +184,22 @@ def _note_match(conn: sqlite3.Connection, q: Query, mode: str) -> list[str]:
             if combine(any(w in said for w in alternatives) for alternatives in wanted)]
 
 
+_NOTE_TOKENS: dict[str, list[tuple[str, str]]] = {}
+
+
 def _note_tokens(conn: sqlite3.Connection) -> list[tuple[str, str]]:
-    """``(paper_id, the note's index tokens joined by spaces)`` of every note."""
-    return [(paper_id, " ".join(tokens(text)))
-            for paper_id, text in conn.execute("SELECT paper_id, text FROM m.notes")]
+    """``(paper_id, the note's index tokens joined by spaces)`` of every note; kept while the
+    notes are the same (every change of a note changes its time), as a search runs at every
+    keystroke."""
+    key = conn.execute("SELECT count(*) || ':' || coalesce(group_concat(paper_id || updated_at, "
+                       "','), '') FROM m.notes").fetchone()[0]
+    found = _NOTE_TOKENS.get(key)
+    if found is None:
+        found = [(paper_id, " ".join(tokens(text)))
+                 for paper_id, text in conn.execute("SELECT paper_id, text FROM m.notes")]
+        _NOTE_TOKENS.clear()
+        _NOTE_TOKENS[key] = found
+    return found
 
 
 def _query(conn: sqlite3.Connection, q: Query, expression: str | None, limit: int,
