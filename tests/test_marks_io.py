@@ -207,3 +207,12 @@ def test_a_version_that_is_no_number_is_said_as_such(two_machines, version):
     with pytest.raises(LibraryError) as caught:
         two_machines[1].import_marks(data)
     assert "is no version number" in str(caught.value)
+
+
+def test_an_endless_or_huge_source_is_refused_without_reading_it_all(run_cli, monkeypatch):
+    """``marks import /dev/zero`` read until the memory ran out."""
+    monkeypatch.setattr("tui.cli_marks.MAX_MARKS_FILE_BYTES", 4096)
+    refused = run_cli("marks", "import", "/dev/zero")
+    assert refused.exit_code == 1
+    assert "/dev/zero is larger than" in refused.stderr
+    assert refused.stderr.strip().endswith("MiB: not a marks file")
