@@ -209,10 +209,14 @@ def test_a_version_that_is_no_number_is_said_as_such(two_machines, version):
     assert "is no version number" in str(caught.value)
 
 
-def test_an_endless_or_huge_source_is_refused_without_reading_it_all(run_cli, monkeypatch):
-    """``marks import /dev/zero`` read until the memory ran out."""
+def test_a_source_larger_than_the_limit_is_refused_without_reading_it_all(
+        run_cli, monkeypatch, tmp_path):
+    """``marks import /dev/zero`` (or any huge file) read until the memory ran out."""
     monkeypatch.setattr("tui.cli_marks.MAX_MARKS_FILE_BYTES", 4096)
-    refused = run_cli("marks", "import", "/dev/zero")
+    padded = tmp_path / "big.json"
+    padded.write_bytes(_file(_mark(PARM, "read", EARLY)) + b" " * 8192)
+    refused = run_cli("marks", "import", str(padded))
     assert refused.exit_code == 1
-    assert "/dev/zero is larger than" in refused.stderr
+    assert f"{padded} is larger than" in refused.stderr
     assert refused.stderr.strip().endswith("MiB: not a marks file")
+    assert run_cli("list", "--status", "read").stdout == ""
