@@ -193,6 +193,9 @@ def _json_lines(text: str) -> Iterator[tuple[int, object]]:
         except json.JSONDecodeError as exc:
             first_error = first_error or f"line {number}: {exc.msg}"
             record = None
+        except RecursionError:  # nested deeper than Python parses: that line only is bad
+            first_error = first_error or f"line {number}: nested too deeply"
+            record = None
         good += record is not None
         yield number, record
     if not good:

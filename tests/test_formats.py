@@ -206,6 +206,16 @@ def test_raw_tabs_and_escapes_inside_json_strings_are_read_and_dropped(tmp_path)
     assert skipped == []
 
 
+def test_a_json_line_nested_too_deeply_is_one_bad_line(tmp_path):
+    seeds = tmp_path / "deep.jsonl"
+    seeds.write_text('{"title": "Before"}\n' + "[" * 100_000 + "]" * 100_000
+                     + '\n{"title": "After"}\n')
+    skipped: list[str] = []
+    _, entries = parse_file(seeds, seeds.read_bytes(), skipped)
+    assert [e.title for e in entries] == ["Before", "After"]
+    assert skipped == ["1 line(s) with invalid JSON left out: 2"]
+
+
 @pytest.fixture
 def mixed(tmp_path):
     """The shipped text seeds plus every structured fixture, in one seed folder."""
