@@ -17,6 +17,7 @@ import gzip
 import hashlib
 import io
 import json
+import logging
 import re
 import zlib
 from collections import Counter
@@ -227,14 +228,28 @@ _BIB_ENTRY_RE = re.compile(r"^[ \t]*@[ \t]*([A-Za-z]+)[ \t]*[{(][ \t]*([^,\s{}()
 
 def _bib_records(text: str, skipped: list[str]) -> list[tuple[int, dict]]:
     from bibtexparser import loads
+    from bibtexparser.bibdatabase import UndefinedString
     from bibtexparser.bparser import BibTexParser
 
-    parser = BibTexParser(common_strings=True, interpolate_strings=True)
-    parser.ignore_nonstandard_types = False
-    try:
-        entries = loads(text, parser=parser).entries
-    except Exception as exc:  # the parser (pyparsing) raises many kinds on broken input
-        raise SeedError("error", f"not valid BibTeX: {exc}") from None
+    # its warnings ("Overwriting existing string") are no business of the person syncing
+    logging.getLogger("bibtexparser").setLevel(logging.ERROR)
+    # an @string defined in another file (``journal = jmlr``) stands for its own name
+    undefined: list[str] = []
+    while True:
+        parser = BibTexParser(common_strings=True, interpolate_strings=True)
+        parser.ignore_nonstandard_types = False
+        parser.bib_database.strings.update((name, name) for name in undefined)
+        try:
+            entries = loads(text, parser=parser).entries
+            break
+        except UndefinedString as exc:
+            name = str(exc.args[0]) if exc.args else ""
+            if not name or name in undefined or len(undefined) >= 100:
+                raise SeedError("error", f"not valid BibTeX: @string {one_line(name)[:40]} "
+                                "cannot be expanded") from None
+            undefined.append(name)
+        except Exception as exc:  # the parser (pyparsing) raises many kinds on broken input
+            raise SeedError("error", f"not valid BibTeX: {exc}") from None
     # the parser drops an entry it cannot read (an unbalanced brace) without a word: say it
     started = [key for kind, key in _BIB_ENTRY_RE.findall(text)
                if kind.lower() not in ("string", "comment", "preamble")]

@@ -216,6 +216,19 @@ def test_a_json_line_nested_too_deeply_is_one_bad_line(tmp_path):
     assert skipped == ["1 line(s) with invalid JSON left out: 2"]
 
 
+def test_a_bibtex_string_defined_in_another_file_stands_for_its_name(tmp_path, capfd):
+    """``journal = jmlr`` with the @strings in a separate abbreviations file (usual in real
+    .bib files) rejected the whole file with the reason "'jmlr'"."""
+    bib = tmp_path / "refs.bib"
+    bib.write_text("@string{b = \"y\" # a}\n@string{b = \"z\"}\n"
+                   "@article{k1, title = {First}, journal = jmlr, year = {2020}}\n"
+                   "@article{k2, title = \"Second \" # b, month = jan, year = 1999}\n",
+                   encoding="utf-8")
+    _, entries = parse_file(bib, bib.read_bytes())
+    assert [(e.title, e.venue) for e in entries] == [("First", "jmlr"), ("Second z", None)]
+    assert capfd.readouterr().err == ""  # no warnings of the parser on the terminal
+
+
 @pytest.fixture
 def mixed(tmp_path):
     """The shipped text seeds plus every structured fixture, in one seed folder."""
