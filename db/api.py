@@ -349,18 +349,15 @@ class Library:
                     fmt: str | None = None) -> int:
         """:meth:`export` into ``path`` (format from its ending when ``fmt`` is None, else
         Markdown). Written to a temporary file first and renamed, so a failed export never
-        leaves half a file. Raises OSError when the file cannot be written."""
+        leaves half a file (a pipe or device is written directly: :func:`db.paths.writing`).
+        Raises OSError when the file cannot be written."""
         from db import export
 
         fmt = fmt or next((f for f, end in export.FORMATS.items() if path.suffix == end), "md")
-        partial = path.with_name(path.name + ".partial")
-        try:
-            with partial.open("w", encoding="utf-8", newline="") as out:
-                count = self.export(query, status, fmt, out)
-            partial.replace(path)
-        finally:
-            partial.unlink(missing_ok=True)
-        return count
+        from db.paths import writing
+
+        with writing(path) as out:
+            return self.export(query, status, fmt, out)
 
     def export_to_data_dir(self, query: str = "", status: str | None = None,
                            fmt: str = "md") -> tuple[Path, int]:

@@ -15,7 +15,7 @@ import unicodedata
 from collections.abc import Iterable
 from typing import TextIO
 
-from db.formats import DERIVED_TITLE_FIELD
+from db.formats import BRACES_FIELD, DERIVED_TITLE_FIELD
 from db.models import Paper
 
 #: Export formats and their file endings.
@@ -117,6 +117,13 @@ def bibtex_entry(p: Paper, with_abstract: bool = True) -> str:
                ("code", p.code_url or "")]
     if with_abstract:
         fields.append(("abstract", p.abstract_source))
+    fields = [(k, " ".join(v.split())) for k, v in fields]
+    # the braces left out (see _braced) are listed, so that loading the file back puts them
+    # in again: the same abstract, so the same paper id
+    dropped = [f"{k}:{','.join(spots)}" for k, v in fields if k in ("title", "abstract")
+               for spots in (_unpaired(v),) if spots]
+    if dropped:
+        fields.append((BRACES_FIELD, ";".join(dropped)))
     body = "".join(f"  {k} = {{{_braced(v)}}},\n" for k, v in fields if v)
     kind = "inproceedings" if venue else "misc"
     return f"@{kind}{{{bib_key(p)},\n{body}}}\n"
@@ -136,11 +143,8 @@ def bib_key(paper: Paper) -> str:
     return f"{last}{year or ''}{first[:20]}_{paper.short_id}"
 
 
-def _braced(value: str) -> str:
-    """``value`` safe inside BibTeX braces: one line, and a brace without its partner left out
-    (BibTeX has no escape for one: a headline cut inside ``\\emph{...}`` would break the entry;
-    an abstract with such a brace loads back as another paper, the one change of round trip)."""
-    value = " ".join(value.split())
+def _unpaired(value: str) -> list[str]:
+    """Where ``value`` has a brace without its partner: ``["12o", "40c"]`` (index, open/close)."""
     unmatched: list[int] = []
     opened: list[int] = []
     for i, ch in enumerate(value):
@@ -150,5 +154,13 @@ def _braced(value: str) -> str:
             opened.pop()
         elif ch == "}":
             unmatched.append(i)
-    drop = set(unmatched + opened)
+    return [f"{i}{'o' if value[i] == '{' else 'c'}" for i in sorted(unmatched + opened)]
+
+
+def _braced(value: str) -> str:
+    """``value`` safe inside BibTeX braces: one line, and a brace without its partner left out
+    (BibTeX has no escape for one: a headline cut inside ``\\emph{...}`` would break the entry).
+    :data:`db.formats.BRACES_FIELD` says where they were in a title or abstract."""
+    value = " ".join(value.split())
+    drop = {int(spot[:-1]) for spot in _unpaired(value)}
     return "".join(ch for i, ch in enumerate(value) if i not in drop) if drop else value

@@ -17,13 +17,15 @@ import gzip
 import hashlib
 import io
 import json
+import logging
 import re
+import zlib
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import replace
 
 from db.seeds import Entry, SeedError, abstract_entry, collection_label
-from db.text import clean, normalize
+from db.text import clean, normalize, one_line
 
 #: gzip-compressed seed files are read up to this many bytes once expanded (a guard against a
 #: "zip bomb"; the 87,409-abstract corpus is 120 MB expanded).
@@ -34,18 +36,41 @@ _LIST_KEYS = ("papers", "hits", "data", "items", "records", "entries", "results"
 #: BibTeX written by :mod:`db.export` marks a title it made up from name and headline with
 #: ``titlesource = {derived}``, so that loading the file back gives the paper no title.
 DERIVED_TITLE_FIELD = "titlesource"
+#: ... and lists the braces without a partner it had to leave out of a title or abstract
+#: (``abstract:12o,40c``: index in the one-line text, open or close), to be put back on loading.
+BRACES_FIELD = "papertraybraces"
 
 
-def gunzip(data: bytes) -> bytes:
-    """The expanded bytes of a gzip file. Raises :class:`SeedError` when it is damaged or huge."""
+def gunzip(data: bytes, lines: bool = False) -> tuple[bytes, str]:
+    """The expanded bytes of a gzip file, and a note ("" when whole). Raises :class:`SeedError`
+    when it is damaged or huge.
+
+    With ``lines`` (JSON Lines), a file cut short (a download stopped mid-stream) gives its
+    complete lines and a note saying so, so that the papers before the cut still load.
+    """
+    note = ""
     try:
         with gzip.GzipFile(fileobj=io.BytesIO(data)) as fh:
             out = fh.read(MAX_EXPANDED_BYTES + 1)
     except (OSError, EOFError) as exc:
-        raise SeedError("error", f"not a readable gzip file ({exc})") from None
+        out = _gunzip_start(data) if lines and isinstance(exc, EOFError) else b""
+        if b"\n" not in out:
+            raise SeedError("error", f"not a readable gzip file ({exc})") from None
+        out = out[:out.rindex(b"\n") + 1]
+        read = out.count(b"\n")
+        note = f"the gzip file is cut short: its first {read} lines read"
     if len(out) > MAX_EXPANDED_BYTES:
         raise SeedError("error", f"expands to more than {MAX_EXPANDED_BYTES >> 20} MiB")
-    return out
+    return out, note
+
+
+def _gunzip_start(data: bytes) -> bytes:
+    """What a gzip stream that ends too early expands to, up to where it ends."""
+    inflate = zlib.decompressobj(wbits=31)
+    try:
+        return inflate.decompress(data, MAX_EXPANDED_BYTES + 1)
+    except zlib.error:
+        return b""
 
 
 def kind_of(name: str, text: str) -> str:
@@ -70,7 +95,7 @@ def _looks_like_json(text: str) -> bool:
     """Whether ``text`` is JSON, or JSON Lines (its first line is a JSON object)."""
     for candidate in (text, text.lstrip().split("\n", 1)[0]):
         try:
-            json.loads(candidate)
+            _json(candidate)
             return True
         except ValueError:
             continue
@@ -102,7 +127,7 @@ def parse(kind: str, text: str, fallback_label: str,
     elif kind == "json":
         unit, records = _json_records(text)
     elif kind == "bib":
-        unit, records = "entry", _bib_records(text)
+        unit, records = "entry", _bib_records(text, skipped)
     else:
         unit, records = "line", _csv_records(text, "\t" if kind == "tsv" else None)
     entries: list[Entry] = []
@@ -127,11 +152,21 @@ def parse(kind: str, text: str, fallback_label: str,
 
 # -- reading each format into (record number, {field: value}) -----------------------------------
 
+def _json(text: str) -> object:
+    """``json.loads`` for files from anywhere: a number too long for ``int`` (Python refuses
+    more than 4,300 digits) stays text, and ``NaN``/``Infinity`` are null, so that one odd
+    value in a field papertray ignores does not reject the file; a raw TAB or other control
+    character inside a string (scraped data has them) is read, and dropped later by
+    :func:`db.text.clean`."""
+    return json.loads(text, parse_int=lambda s: int(s) if len(s) < 100 else s,
+                      parse_constant=lambda _: None, strict=False)
+
+
 def _json_records(text: str) -> tuple[str, list[tuple[int, object]]]:
     """A JSON list of objects, an object holding one, one paper object, or JSON Lines; returns
     what the numbers count ("record" or "line") and the numbered records."""
     try:
-        data = json.loads(text)
+        data = _json(text)
     except json.JSONDecodeError as exc:
         if exc.msg != "Extra data":
             raise SeedError("error", f"not valid JSON: {exc}") from None
@@ -155,9 +190,12 @@ def _json_lines(text: str) -> Iterator[tuple[int, object]]:
         if not line.strip():
             continue
         try:
-            record = json.loads(line)
+            record = _json(line)
         except json.JSONDecodeError as exc:
             first_error = first_error or f"line {number}: {exc.msg}"
+            record = None
+        except RecursionError:  # nested deeper than Python parses: that line only is bad
+            first_error = first_error or f"line {number}: nested too deeply"
             record = None
         good += record is not None
         yield number, record
@@ -172,6 +210,8 @@ def _csv_records(text: str, delimiter: str | None) -> list[tuple[int, dict]]:
             delimiter = csv.Sniffer().sniff(text[:8192], delimiters=",;\t").delimiter
         except csv.Error:
             delimiter = ","
+    # an abstract can be longer than the csv module's default field limit (128 KiB)
+    csv.field_size_limit(max(csv.field_size_limit(), len(text) + 1))
     reader = csv.DictReader(io.StringIO(text, newline=""), delimiter=delimiter)
     try:
         rows = [(reader.line_num, row) for row in reader]
@@ -183,21 +223,53 @@ def _csv_records(text: str, delimiter: str | None) -> list[tuple[int, dict]]:
     return rows
 
 
-def _bib_records(text: str) -> list[tuple[int, dict]]:
+_BIB_ENTRY_RE = re.compile(r"^[ \t]*@[ \t]*([A-Za-z]+)[ \t]*[{(][ \t]*([^,\s{}()]*)", re.M)
+
+
+def _bib_records(text: str, skipped: list[str]) -> list[tuple[int, dict]]:
     from bibtexparser import loads
+    from bibtexparser.bibdatabase import UndefinedString
     from bibtexparser.bparser import BibTexParser
 
-    parser = BibTexParser(common_strings=True, interpolate_strings=True)
-    parser.ignore_nonstandard_types = False
-    try:
-        entries = loads(text, parser=parser).entries
-    except Exception as exc:  # the parser (pyparsing) raises many kinds on broken input
-        raise SeedError("error", f"not valid BibTeX: {exc}") from None
+    # its warnings ("Overwriting existing string") are no business of the person syncing
+    logging.getLogger("bibtexparser").setLevel(logging.ERROR)
+    # an @string defined in another file (``journal = jmlr``) stands for its own name
+    undefined: list[str] = []
+    while True:
+        parser = BibTexParser(common_strings=True, interpolate_strings=True)
+        parser.ignore_nonstandard_types = False
+        parser.bib_database.strings.update((name, name) for name in undefined)
+        try:
+            entries = loads(text, parser=parser).entries
+            break
+        except UndefinedString as exc:
+            name = str(exc.args[0]) if exc.args else ""
+            if not name or name in undefined or len(undefined) >= 100:
+                raise SeedError("error", f"not valid BibTeX: @string {one_line(name)[:40]} "
+                                "cannot be expanded") from None
+            undefined.append(name)
+        except Exception as exc:  # the parser (pyparsing) raises many kinds on broken input
+            raise SeedError("error", f"not valid BibTeX: {exc}") from None
+    # the parser drops an entry it cannot read (an unbalanced brace) without a word: say it
+    started = [key for kind, key in _BIB_ENTRY_RE.findall(text)
+               if kind.lower() not in ("string", "comment", "preamble")]
+    read = Counter(str(e.get("ID", "")) for e in entries)
+    lost = []
+    for key in started:
+        if read[key] > 0:
+            read[key] -= 1
+        else:
+            lost.append(key or "?")
+    if lost and len(started) > len(entries):
+        shown = ", ".join(one_line(k)[:40] for k in lost[:5]) + (" …" if len(lost) > 5 else "")
+        skipped.append(f"{len(lost)} entry(ies) that could not be read (unbalanced braces?) "
+                       f"left out: {shown}")
     if not entries:
         raise SeedError("error", "no BibTeX entry could be read")
     records = []
     for number, fields in enumerate(entries, start=1):
         record = dict(fields)
+        _put_back_braces(record, record.pop(BRACES_FIELD, ""))
         if record.get(DERIVED_TITLE_FIELD, "").strip() == "derived":
             record.pop("title", None)
         for key in ("title", "booktitle", "journal"):
@@ -208,6 +280,22 @@ def _bib_records(text: str) -> list[tuple[int, dict]]:
     return records
 
 
+def _put_back_braces(record: dict, spots: str) -> None:
+    """Put the braces :data:`BRACES_FIELD` lists back into the record's title and abstract."""
+    for part in spots.split(";"):
+        name, _, where = part.strip().partition(":")
+        value = record.get(name)
+        if name not in ("title", "abstract") or not isinstance(value, str):
+            continue
+        value = " ".join(value.split())
+        for spot in where.split(","):
+            match = re.fullmatch(r"\s*(\d+)([oc])\s*", spot)
+            if match and int(match.group(1)) <= len(value):
+                i = int(match.group(1))
+                value = value[:i] + ("{" if match.group(2) == "o" else "}") + value[i:]
+        record[name] = value
+
+
 def unbrace(value: str) -> str:
     """BibTeX's case-protecting braces dropped (``{BERT} for {NLP}`` → ``BERT for NLP``); the
     braces of a LaTeX command's argument (``\\emph{x}``, ``x^{2}``) are kept."""
@@ -216,7 +304,7 @@ def unbrace(value: str) -> str:
     for i, ch in enumerate(value):
         if ch == "{" and (i == 0 or value[i - 1] != "\\"):
             before = value[:i].rstrip()
-            keep = bool(re.search(r"(\\[A-Za-z]+|[\^_])$", before))
+            keep = bool(re.search(r"(\\[A-Za-z]+|\\[^A-Za-z\s{}]|[\^_])$", before))
             kept.append(keep)
             if keep:
                 out.append(ch)

@@ -26,8 +26,9 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from db import notes as notes_db
-from db.marks import REATTACH_MIN_RATIO, now, status_of
+from db.marks import ANCHOR_CHARS, REATTACH_MIN_RATIO, now, status_of
 from db.models import LibraryError, MarkChange
+from db.text import one_line
 
 FORMAT = "papertray-marks"
 VERSION = 1
@@ -122,11 +123,27 @@ def read_file(data: bytes) -> tuple[list, list]:
     if not isinstance(doc, dict) or doc.get("format") != FORMAT or not isinstance(
             doc.get("marks"), list):
         raise LibraryError("not a papertray marks file (write one with `papertray marks export`)")
-    if not isinstance(doc.get("version"), int) or doc["version"] > VERSION:
-        raise LibraryError(f"marks file version {doc.get('version')!r} is newer than this "
-                           "papertray reads; update papertray")
+    version = doc.get("version")
+    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+        raise LibraryError(f"not a papertray marks file (version {one_line(repr(version))[:40]}"
+                           " is no version number)")
+    if version > VERSION:
+        raise LibraryError(f"marks file version {version} is newer than this papertray reads; "
+                           "update papertray")
     annotations = doc.get("annotations", [])
-    return doc["marks"], annotations if isinstance(annotations, list) else []
+    return ([_sane(r) for r in doc["marks"]],
+            [_sane(r) for r in annotations] if isinstance(annotations, list) else [])
+
+
+def _sane(record: object) -> object:
+    """A record whose ``title``, ``label`` and ``anchor`` are one-line strings or None (a file
+    from elsewhere may hold numbers, lists or escape sequences there)."""
+    if not isinstance(record, dict):
+        return record
+    texts = {key: one_line(value)[:limit] or None if isinstance(value, str) else None
+             for key, limit in (("title", 1000), ("label", 1000), ("anchor", ANCHOR_CHARS))
+             for value in (record.get(key),)}
+    return {**record, **texts}
 
 
 def import_marks(conn: sqlite3.Connection, records: list, known: Callable[[str], bool],
@@ -203,8 +220,7 @@ def _valid(record: object) -> bool:
             and re.fullmatch(r"[0-9a-f]{16}", record["id"]) is not None
             and record.get("status") in ("new", "to-read", "read")
             and isinstance(record.get("updated_at"), str)
-            and _STAMP_RE.fullmatch(record["updated_at"]) is not None
-            and record["updated_at"] <= _soon())
+            and _stamp_ok(record["updated_at"]))
 
 
 def _plural(n: int, word: str) -> str:
@@ -218,8 +234,7 @@ def _valid_annotation(record: object) -> bool:
             and isinstance(record.get("tags", []), list)
             and (not record.get("note") or (
                 isinstance(record.get("note_updated_at"), str)
-                and _STAMP_RE.fullmatch(record["note_updated_at"]) is not None
-                and record["note_updated_at"] <= _soon())))
+                and _stamp_ok(record["note_updated_at"]))))
 
 
 def _merge_annotation(conn: sqlite3.Connection, batch: int, paper_id: str, record: dict,
@@ -247,6 +262,17 @@ def _merge_annotation(conn: sqlite3.Connection, batch: int, paper_id: str, recor
         if name and notes_db.write_tag(conn, paper_id, name, True, stamp):
             log("tag", "", name, stamp)
             summary.tags += 1
+
+
+def _stamp_ok(stamp: str) -> bool:
+    """An ISO 8601 UTC time as papertray writes it, of a real date, not in the future."""
+    if _STAMP_RE.fullmatch(stamp) is None or stamp > _soon():
+        return False
+    try:
+        datetime.strptime(stamp[:19], "%Y-%m-%dT%H:%M:%S")
+    except ValueError:  # 2025-13-45T99:99:99Z
+        return False
+    return True
 
 
 def _soon() -> str:

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import os
+import stat
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TextIO
 
 INDEX_FILE = "index.sqlite"
 MARKS_FILE = "marks.sqlite"
@@ -43,3 +47,28 @@ def private_file(path: Path) -> None:
     if not path.exists():
         fd = os.open(path, os.O_CREAT | os.O_WRONLY, 0o600)
         os.close(fd)
+
+
+@contextmanager
+def writing(path: Path) -> Iterator[TextIO]:
+    """A text file to write ``path`` with: a regular file is written to ``path.partial`` and
+    renamed over it at the end, so a failed write never leaves half a file; a pipe, a terminal
+    or a device (``/dev/stdout``, ``>(gzip > x.gz)``) is written directly — renaming over it
+    would put a regular file where the device was. A symlink's target is replaced, not the link.
+    Raises OSError."""
+    try:
+        special = not stat.S_ISREG(path.stat().st_mode)
+    except FileNotFoundError:
+        special = False
+    if special:
+        with path.open("w", encoding="utf-8", newline="") as out:
+            yield out
+        return
+    target = path.resolve() if path.is_symlink() else path
+    partial = target.with_name(target.name + ".partial")
+    try:
+        with partial.open("w", encoding="utf-8", newline="") as out:
+            yield out
+        partial.replace(target)
+    finally:
+        partial.unlink(missing_ok=True)

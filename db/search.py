@@ -15,7 +15,7 @@ import sqlite3
 
 from db import rank
 from db.models import Hit, SearchResult, Source
-from db.query import Query, parse
+from db.query import Query, parse, tokens
 from db.schema import BM25_WEIGHTS
 from db.spelling import Vocabulary
 
@@ -113,8 +113,7 @@ def _correct(conn: sqlite3.Connection, q: Query, vocabulary) -> list[tuple[str, 
 
 def _in_a_note(conn: sqlite3.Connection, word: str) -> bool:
     """Whether some note has ``word`` (then it is no typo, though the index lacks it)."""
-    return conn.execute("SELECT 1 FROM m.notes WHERE text LIKE ? LIMIT 1",
-                        (f"%{word}%",)).fetchone() is not None
+    return any(word in said for _, said in _note_tokens(conn))
 
 
 def _ranked(conn: sqlite3.Connection, q: Query, expression: str | None, limit: int,
@@ -174,27 +173,43 @@ def _note_match(conn: sqlite3.Connection, q: Query, mode: str) -> list[str]:
     (``mode`` "all" or "any" as for the FTS expression); [] quickly when no note has them.
 
     Notes are matched here rather than in the FTS index because the index is disposable and
-    the notes are not: a rebuild must not be needed to find a note written a second ago.
+    the notes are not: a rebuild must not be needed to find a note written a second ago. A note
+    is compared by its index tokens (:func:`db.query.tokens`), as the abstracts are: ``multi-task``
+    and ``GPT-3.5`` find the note that has them, ``Élan`` finds ``elan``.
     """
     if not q.positive:
         return []
     groups: dict[int, list[str]] = {}
-    parts: list[str] = []
-    params: list = []
+    singles: list[str] = []
     for term in q.positive:
-        like = "text LIKE ?"
-        params.append("%" + " ".join(term.tokens) + "%")  # tokens hold no % or _
+        words = " ".join(term.tokens)
         if term.or_group:
-            if term.or_group not in groups:
-                groups[term.or_group] = []
-                parts.append(f"@{term.or_group}")
-            groups[term.or_group].append(like)
+            groups.setdefault(term.or_group, []).append(words)
         else:
-            parts.append(like)
-    rendered = ["(" + " OR ".join(groups[int(p[1:])]) + ")" if p.startswith("@") else p
-                for p in parts]
-    where = (" AND " if mode == "all" else " OR ").join(rendered)
-    return [r[0] for r in conn.execute(f"SELECT paper_id FROM m.notes WHERE {where}", params)]
+            singles.append(words)
+    wanted = [[w] for w in singles] + list(groups.values())
+    combine = all if mode == "all" else any
+    return [paper_id for paper_id, said in _note_tokens(conn)
+            if combine(any(" " + w in said for w in alternatives) for alternatives in wanted)]
+
+
+_NOTE_TOKENS: dict[str, list[tuple[str, str]]] = {}
+
+
+def _note_tokens(conn: sqlite3.Connection) -> list[tuple[str, str]]:
+    """``(paper_id, the note's index tokens joined by spaces)`` of every note; kept while the
+    notes are the same (every change of a note changes its time), as a search runs at every
+    keystroke."""
+    key = conn.execute("SELECT count(*) || ':' || coalesce(group_concat(paper_id || updated_at, "
+                       "','), '') FROM m.notes").fetchone()[0]
+    found = _NOTE_TOKENS.get(key)
+    if found is None:
+        # a space before every token: a query word matches a note's word or its start
+        found = [(paper_id, " " + " ".join(tokens(text)))
+                 for paper_id, text in conn.execute("SELECT paper_id, text FROM m.notes")]
+        _NOTE_TOKENS.clear()
+        _NOTE_TOKENS[key] = found
+    return found
 
 
 def _query(conn: sqlite3.Connection, q: Query, expression: str | None, limit: int,

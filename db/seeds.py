@@ -190,8 +190,11 @@ def parse_file(path: Path, data: bytes,
     from db import formats
 
     name = path.name.lower()
+    skipped = skipped if skipped is not None else []
     if name.endswith(".gz"):
-        data, name = formats.gunzip(data), name[:-3]
+        name = name[:-3]
+        data, note = formats.gunzip(data, lines=name.endswith((".jsonl", ".ndjson")))
+        skipped += [note] if note else []
     if not data.strip():
         raise SeedError("empty", "empty file")
     try:
@@ -201,8 +204,7 @@ def parse_file(path: Path, data: bytes,
     kind = formats.kind_of(name, text)
     if kind == "text":
         return parse_text(clean(text), path.stem)
-    return formats.parse(kind, text, path.name.split(".")[0] or path.name,
-                         skipped if skipped is not None else [])
+    return formats.parse(kind, text, path.name.split(".")[0] or path.name, skipped)
 
 
 #: Folder where the dictionary is kept as a word list (set by :func:`cache_dictionary_in`).

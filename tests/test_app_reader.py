@@ -153,6 +153,22 @@ async def test_y_Y_c_copy_link_abstract_and_bibtex(tmp_path: Path) -> None:
         assert notes[-1] == "copied the BibTeX entry 2025parm_0412d482"
 
 
+async def test_Y_on_a_paper_without_abstract_says_so_and_keeps_the_clipboard(
+        tmp_path: Path) -> None:
+    seeds = tmp_path / "seeds"
+    seeds.mkdir()
+    (seeds / "titles.json").write_text('[{"title": "Only a [bold]title[/bold]"}]')
+    app = app_on(seeds, tmp_path / "data")
+    notes = record_notifications(app)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        app.copy_to_clipboard("what the reader copied before")
+        await pilot.press("Y")
+        await wait_for(pilot, lambda: "no abstract" in " ".join(notes), "the notice")
+        assert notes[-1] == "this paper has no abstract; c copies a citation"
+        assert app.clipboard == "what the reader copied before"
+
+
 async def test_filter_theme_and_layout_are_remembered_and_a_bad_file_is_ignored(
         tmp_path: Path) -> None:
     seeds, data = shipped_copy(tmp_path), tmp_path / "data"

@@ -4,6 +4,7 @@ authors in search, and the shared corpora when PAPERTRAY_CORPORA points at them.
 from __future__ import annotations
 
 import gzip
+import json
 import os
 import shutil
 from pathlib import Path
@@ -139,6 +140,93 @@ def test_a_bad_json_line_is_left_out_and_said(tmp_path):
                             skipped)
     assert len(entries) == 3
     assert skipped == ["1 line(s) with invalid JSON left out: 2"]
+
+
+def test_a_json_lines_gzip_cut_short_loads_its_complete_lines(tmp_path):
+    """A download stopped mid-stream: the papers before the cut load, the line says so."""
+    records = [json.dumps({"title": f"Paper {n}", "abstract": f"Abstract {n}: {n * n} {n ** 3}"})
+               for n in range(3000)]
+    packed = gzip.compress("\n".join(records).encode())
+    cut = tmp_path / "download.jsonl.gz"
+    cut.write_bytes(packed[:len(packed) // 2])
+    lib = Library([cut], tmp_path / "data")
+    try:
+        [line] = lib.sync().files
+        read = int(line.reason.removeprefix("the gzip file is cut short: its first ")
+                   .removesuffix(" lines read"))
+        assert (line.status, line.entries) == ("loaded", read)
+        assert 500 < read < 3000
+        assert lib.counts()["all"] == read
+    finally:
+        lib.close()
+
+
+def test_an_abstract_longer_than_the_csv_field_limit_loads(tmp_path):
+    """csv's default field limit is 128 KiB: one long field must not reject the whole file."""
+    seeds = tmp_path / "long.csv"
+    seeds.write_text('title,abstract\nLong one,"' + "words " * 40_000 + '"\nShort one,fine\n')
+    _, entries = parse_file(seeds, seeds.read_bytes())
+    assert [e.title for e in entries] == ["Long one", "Short one"]
+
+
+def test_a_bibtex_entry_the_parser_cannot_read_is_named_not_silently_lost(tmp_path):
+    bib = tmp_path / "refs.bib"
+    bib.write_text("@string{icml = {ICML}}\n@comment{a {braced} comment}\n"
+                   "@preamble{{\\newcommand{\\x}{y}}}\n"
+                   "@article{good1, title={Before}, year=2021}\n"
+                   "@article{broken, title={Unbalanced {brace title}, year=2022}\n"
+                   "@inproceedings{good2, title={After}, booktitle=icml, year=2023}\n",
+                   encoding="utf-8")
+    skipped: list[str] = []
+    _, entries = parse_file(bib, bib.read_bytes(), skipped)
+    assert [e.title for e in entries] == ["Before", "After"]
+    assert skipped == ["1 entry(ies) that could not be read (unbalanced braces?) left out: "
+                       "broken"]
+
+
+def test_a_huge_number_or_nan_in_some_field_does_not_reject_the_file(tmp_path):
+    seeds = tmp_path / "odd.json"
+    seeds.write_text('[{"title": "Big id", "openreview_number": ' + "9" * 5000 + '},'
+                     ' {"title": NaN, "abstract": Infinity}, {"title": "After", "year": 2024}]')
+    skipped: list[str] = []
+    _, entries = parse_file(seeds, seeds.read_bytes(), skipped)
+    assert [(e.title, e.year) for e in entries] == [("Big id", None), ("After", 2024)]
+    assert skipped == ["1 record(s) with no title or abstract left out: 2"]
+
+
+def test_raw_tabs_and_escapes_inside_json_strings_are_read_and_dropped(tmp_path):
+    seeds = tmp_path / "scraped.jsonl"
+    seeds.write_bytes(b'{"title": "Tab\there", "abstract": "An abstract\twith a raw tab '
+                      b'and an \x1b[31mescape in it, long enough to be one."}\n'
+                      b'{"title": "Bell\x07 [bold]x[/bold]"}\n')
+    skipped: list[str] = []
+    _, entries = parse_file(seeds, seeds.read_bytes(), skipped)
+    assert [e.title for e in entries] == ["Tab here", "Bell [bold]x[/bold]"]
+    assert "\x1b" not in entries[0].abstract_source
+    assert skipped == []
+
+
+def test_a_json_line_nested_too_deeply_is_one_bad_line(tmp_path):
+    seeds = tmp_path / "deep.jsonl"
+    seeds.write_text('{"title": "Before"}\n' + "[" * 100_000 + "]" * 100_000
+                     + '\n{"title": "After"}\n')
+    skipped: list[str] = []
+    _, entries = parse_file(seeds, seeds.read_bytes(), skipped)
+    assert [e.title for e in entries] == ["Before", "After"]
+    assert skipped == ["1 line(s) with invalid JSON left out: 2"]
+
+
+def test_a_bibtex_string_defined_in_another_file_stands_for_its_name(tmp_path, capfd):
+    """``journal = jmlr`` with the @strings in a separate abbreviations file (usual in real
+    .bib files) rejected the whole file with the reason "'jmlr'"."""
+    bib = tmp_path / "refs.bib"
+    bib.write_text("@string{b = \"y\" # a}\n@string{b = \"z\"}\n"
+                   "@article{k1, title = {First}, journal = jmlr, year = {2020}}\n"
+                   "@article{k2, title = \"Second \" # b, month = jan, year = 1999}\n",
+                   encoding="utf-8")
+    _, entries = parse_file(bib, bib.read_bytes())
+    assert [(e.title, e.venue) for e in entries] == [("First", "jmlr"), ("Second z", None)]
+    assert capfd.readouterr().err == ""  # no warnings of the parser on the terminal
 
 
 @pytest.fixture

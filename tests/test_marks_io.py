@@ -136,7 +136,7 @@ def test_cli_export_then_import(run_cli, tmp_path):
     assert run_cli("mark", "0412", "--read").exit_code == 0
     target = tmp_path / "marks.json"
     done = run_cli("marks", "export", str(target))
-    assert done.stdout == f"exported 1 marks to {target}\n"
+    assert done.stderr == f"exported 1 marks to {target}\n"
     fresh = tmp_path / "other-data"
     first = run_cli("marks", "import", str(target), data=fresh)
     assert first.stdout == "read 1 marks: 1 changed\n  0412d482  new → read\n"
@@ -181,3 +181,42 @@ def test_a_note_on_an_edited_abstract_is_found_by_its_text(two_machines):
     record["id"] = "00000000000000aa"  # the other machine knows this paper under another id
     summary = server.import_marks(json.dumps(doc).encode())
     assert summary.notes == 1 and server.get(PARM).note == "key paper"
+
+
+def test_wrong_types_inside_records_are_ignored_not_fatal(two_machines):
+    """A hand-edited or foreign file: numbers, lists and objects where text belongs, escape
+    sequences in labels, a date that is no date. The import goes on; nothing crashes."""
+    _, server = two_machines
+    odd = [{**_mark("00000000deadbeef", "read", EARLY), "title": {"a": 1}, "label": ["x"],
+            "anchor": 123},
+           {**_mark("00000000deadbee2", "read", EARLY), "title": "\x1b[31mred\x1b[0m",
+            "anchor": ["x"]},
+           _mark(C3PO, "read", "2025-13-45T99:99:99Z")]
+    doc = json.loads(_file(*odd))
+    doc["annotations"] = [{"id": "00000000deadbee3", "note": "kept", "tags": [1, None, "ok"],
+                           "note_updated_at": EARLY, "anchor": 5, "title": 7}]
+    summary = server.import_marks(json.dumps(doc).encode())
+    assert (summary.orphans, summary.invalid, summary.notes, summary.tags) == (2, 1, 1, 1)
+    assert sorted(server.orphans()) == [("00000000deadbee2", "read", EARLY, "[31mred[0m"),
+                                        ("00000000deadbeef", "read", EARLY, None)]
+
+
+@pytest.mark.parametrize("version", ['"1"', "true", "0", "null"])
+def test_a_version_that_is_no_number_is_said_as_such(two_machines, version):
+    data = b'{"format": "papertray-marks", "version": ' + version.encode() + b', "marks": []}'
+    with pytest.raises(LibraryError) as caught:
+        two_machines[1].import_marks(data)
+    assert "is no version number" in str(caught.value)
+
+
+def test_a_source_larger_than_the_limit_is_refused_without_reading_it_all(
+        run_cli, monkeypatch, tmp_path):
+    """``marks import /dev/zero`` (or any huge file) read until the memory ran out."""
+    monkeypatch.setattr("tui.cli_marks.MAX_MARKS_FILE_BYTES", 4096)
+    padded = tmp_path / "big.json"
+    padded.write_bytes(_file(_mark(PARM, "read", EARLY)) + b" " * 8192)
+    refused = run_cli("marks", "import", str(padded))
+    assert refused.exit_code == 1
+    assert f"{padded} is larger than" in refused.stderr
+    assert refused.stderr.strip().endswith("MiB: not a marks file")
+    assert run_cli("list", "--status", "read").stdout == ""

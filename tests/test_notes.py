@@ -73,6 +73,15 @@ def test_note_words_find_the_paper_after_every_abstract_hit(library):
     assert ids(all_hits(library, "zebrafish")) == []
 
 
+@pytest.mark.parametrize("query", ["zorbly-flarn", '"zorbly-flarn"', "GPT-3.5", "gpt-3",
+                                   "zeta_1", "élan", "ELAN", "zorbly flarn", "zorbly OR qqq"])
+def test_note_words_are_matched_as_the_abstracts_are(library, query):
+    """Hyphenated and punctuated words, accents and case: a note is found by the same query
+    that would find those words in an abstract."""
+    library.set_note(MENTOR, "Zorbly-flarn trick; try GPT-3.5 with zeta_1 (Élan vital)")
+    assert ids(all_hits(library, query)) == [MENTOR]
+
+
 def test_notes_and_tags_are_exported_and_survive_a_rebuild(library):
     library.set_note(PARM, "reread section 4")
     library.tag([PARM, MENTOR], ["rl"])
@@ -119,3 +128,9 @@ def test_a_marks_file_of_the_previous_version_opens_keeps_its_marks_and_gains_no
         lib.undo()
         assert lib.undo() == [MarkChange(PARM, "read", "new")]  # the old file's own mark
         assert lib.get(PARM).status == "new"
+
+
+def test_a_note_is_matched_by_words_or_their_start_not_inside_a_word(library):
+    library.set_note(MENTOR, "zorblyworld flarnish")
+    assert ids(all_hits(library, "flarn")) == [MENTOR]  # the start of a word (typing)
+    assert ids(all_hits(library, "yworld")) == []  # inside a word: no match

@@ -58,3 +58,13 @@ def test_more_like_my_to_read_list_ranks_new_papers_only(library):
     assert not {M3DT, PHN_HVVS, MO_CBO} & set(ids(result.hits))
     # M3DT's mixture-of-experts neighbours come first
     assert ids(result.hits[:2]) == [HC_SMOE, MENTOR]
+
+
+def test_cli_to_read_with_another_status_is_refused_not_ignored(run_cli):
+    run_cli("mark", "0412d482", "--to-read")
+    refused = run_cli("similar", "--to-read", "--status", "read")
+    assert refused.exit_code == 2
+    assert "--to-read finds new papers only" in refused.stderr
+    assert "traceback" not in refused.stderr.lower()
+    allowed = run_cli("similar", "--to-read", "--status", "new", "--json")
+    assert allowed.exit_code == 0

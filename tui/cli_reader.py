@@ -33,6 +33,9 @@ def register(cli: click.Group, pass_context) -> None:
         """Papers most like paper ID (bm25 over its most distinctive words), best first."""
         if bool(paper_id) == to_read:
             raise click.UsageError("give a paper ID or --to-read (not both)")
+        if to_read and status not in (None, "new"):
+            raise click.UsageError(f"--to-read finds new papers only; --status {status} "
+                                   "does not go with it")
         library = obj.open_library()
         if to_read:
             result = library.like_to_read(limit, offset)

@@ -145,6 +145,9 @@ class ReaderTools:
             text, said = link, f"copied the link {one_line(link)}"
         elif what == "abstract":
             text = render_plain(paper.abstract_markup)
+            if not text.strip():  # a paper known by its title: keep the clipboard as it is
+                self.notify("this paper has no abstract; c copies a citation", timeout=4)
+                return
             said = f"copied the abstract of {one_line(paper.label)} ({len(text):,} characters)"
         else:
             text = bibtex_entry(paper, with_abstract=False)
