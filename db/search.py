@@ -43,6 +43,7 @@ def run(conn: sqlite3.Connection, text: str, status: str | None, limit: int, off
     corrections = _correct(conn, q, vocabulary)
     if corrections:
         notices.append("corrected " + ", ".join(f"{a} → {b}" for a, b in corrections))
+    _complete(conn, q)
     expression = q.match_expression("all")
     words = sum(len(t.tokens) for t in q.positive)
     # Relax only when the words themselves find too little, not when an exclusion or a filter
@@ -109,6 +110,20 @@ def _correct(conn: sqlite3.Connection, q: Query, vocabulary) -> list[tuple[str, 
             corrections.append((tok, " or ".join(spellings)))
         term.tokens = tuple(fixed_tokens)
     return corrections
+
+
+#: Whole words a prefix also matches as (by document frequency), see :attr:`Term.completions`.
+COMPLETIONS = 8
+
+
+def _complete(conn: sqlite3.Connection, q: Query) -> None:
+    """Give each one-word prefix of ``q`` the most frequent index words it begins."""
+    for term in q.positive:
+        if term.prefix and len(term.tokens) == 1 and not term.variants:
+            tok = term.tokens[0]
+            term.completions = tuple(r[0] for r in conn.execute(
+                "SELECT term FROM vocab WHERE term > ? AND term < ? ORDER BY df DESC LIMIT ?",
+                (tok, tok + "\U0010ffff", COMPLETIONS)))
 
 
 def _in_a_note(conn: sqlite3.Connection, word: str) -> bool:

@@ -236,6 +236,27 @@ def test_the_last_word_is_a_prefix_while_typing(shipped_library):
     assert shipped_library.search("transfor", typing=False).effective_query != "transfor*"
 
 
+@pytest.mark.parametrize("typed", ["reinforcem", "reinforceme", "reinforcemen", "reinforcement"])
+def test_a_prefix_finds_the_words_it_begins_though_the_index_holds_their_stems(
+        shipped_library, typed):
+    """The index stores Porter stems ("reinforc"): the prefix "reinforcem" alone matches none
+    of them, so each prefix also matches the words of the vocabulary it begins."""
+    expected = set(ids(all_hits(shipped_library, "reinforcement")))
+    assert len(expected) == len(_containing(r"\breinforcement"))
+    assert set(ids(all_hits(shipped_library, typed, typing=True))) == expected
+    assert set(ids(all_hits(shipped_library, typed + "*"))) == expected
+
+
+@pytest.mark.parametrize("typed", ["rl", "3d", "ai"])
+def test_a_word_of_two_letters_being_typed_is_a_word_not_a_prefix(shipped_library, typed):
+    """A one- or two-letter prefix would match nearly every paper (and take the longest to
+    rank); as a word it is what people mean: "rl", "3d"."""
+    result = shipped_library.search(typed, typing=True, limit=100)
+    assert result.effective_query == typed
+    assert ids(result.hits) == ids(shipped_library.search(typed, limit=100).hits)
+    assert result.total >= 1
+
+
 def test_status_filters(library):
     by_name = {h.name: h.id for h in all_hits(library) if h.name}
     library.set_status([by_name["PARM"], by_name["MCU"]], "to-read")
