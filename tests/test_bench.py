@@ -41,3 +41,13 @@ def test_the_recall_benchmark_prints_its_table(tmp_path: Path) -> None:
     # titles made of an abstract's own words: every search finds them when spelt right
     assert recall_at_10["clean", "papertray"] == 1.0
     assert recall_at_10["typos", "papertray"] > recall_at_10["typos", "FTS5 AND"]
+
+
+def test_the_keystroke_benchmark_types_every_prefix(tmp_path: Path) -> None:
+    from tests.db_support import copy_seeds
+
+    seeds = copy_seeds(tmp_path / "seeds")
+    out = subprocess.run([sys.executable, str(REPO / "bench" / "keystrokes.py"), str(seeds),
+                          str(tmp_path / "data"), "--query", "reinforcement"],
+                         capture_output=True, text=True, timeout=120, check=True).stdout
+    assert "'reinforcem' " in out and out.strip().endswith("over 13 keystrokes")

@@ -1,0 +1,49 @@
+"""Search latency while typing: ``Library.search(typing=True)`` for every prefix of a few queries.
+
+    python bench/keystrokes.py SEEDS DATA_DIR [--query TEXT ...]
+
+``DATA_DIR`` holds an index synced from ``SEEDS``. Each query is searched one character longer
+at a time, as the browser does at each keystroke (without the debounce, the worker thread and the
+repaint: ``bench/browser.py`` measures those). Prints one line per query (milliseconds and total
+hits per prefix) and the median and maximum over all of them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from db import Library
+
+QUERIES = ("graph neural networks", "reinforcement learning from human", "diffusion models for")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("seeds")
+    ap.add_argument("data")
+    ap.add_argument("--query", action="append", help="a query to type (repeatable)")
+    a = ap.parse_args()
+    library = Library([Path(a.seeds)], Path(a.data))
+    library.search("warm up", typing=True)  # the first search loads the vocabulary
+    times = []
+    for query in a.query or QUERIES:
+        shown = []
+        for end in range(1, len(query) + 1):
+            started = time.perf_counter()
+            result = library.search(query[:end], typing=True)
+            times.append((time.perf_counter() - started) * 1000)
+            shown.append(f"{query[:end]!r} {times[-1]:.0f} ms/{result.total}")
+        print("  ".join(shown))
+    print(f"median {statistics.median(times):.1f} ms, max {max(times):.1f} ms over {len(times)} "
+          "keystrokes")
+    library.close()
+
+
+if __name__ == "__main__":
+    main()
