@@ -117,13 +117,18 @@ COMPLETIONS = 8
 
 
 def _complete(conn: sqlite3.Connection, q: Query) -> None:
-    """Give each one-word prefix of ``q`` the most frequent index words it begins."""
+    """Give each one-word prefix of ``q`` the most frequent index words it begins whose stem it
+    does not begin ("reinforcement" for "reinforcem": the index holds "reinforc"). Words the
+    prefix matches anyway are left out: a second match would count twice in bm25."""
+    from db.match import stem
+
     for term in q.positive:
         if term.prefix and len(term.tokens) == 1 and not term.variants:
             tok = term.tokens[0]
-            term.completions = tuple(r[0] for r in conn.execute(
-                "SELECT term FROM vocab WHERE term > ? AND term < ? ORDER BY df DESC LIMIT ?",
-                (tok, tok + "\U0010ffff", COMPLETIONS)))
+            words = conn.execute("SELECT term FROM vocab WHERE term > ? AND term < ? "
+                                 "ORDER BY df DESC LIMIT ?", (tok, tok + "\U0010ffff", 50))
+            term.completions = tuple(
+                w for (w,) in words if not stem(w).startswith(tok))[:COMPLETIONS]
 
 
 def _in_a_note(conn: sqlite3.Connection, word: str) -> bool:

@@ -315,6 +315,15 @@ def test_authors_are_searchable_as_words_and_with_au(mixed):
     assert lib.search("au:gossmann").effective_query == "au:gossmann"
 
 
+def test_a_word_in_a_name_outranks_the_same_start_in_an_author_list(mixed):
+    """"parm" is PARM's name; "Parmar" (an author of Attention Is All You Need) only starts so."""
+    lib, _ = mixed
+    lib.sync()
+    for typing in (True, False):
+        hits = lib.search("parm", typing=typing).hits
+        assert hits[0].id == "0412d482992496cb", typing
+
+
 def test_a_broken_file_is_one_error_and_the_others_load(tmp_path):
     folder = tmp_path / "seeds"
     folder.mkdir()
