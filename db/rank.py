@@ -40,6 +40,10 @@ K1, B = 1.2, 0.75  # bm25's usual constants, as FTS5 uses them
 AVERAGE_WORDS = 180  # words of a typical abstract (the 87k corpus: ~170), bm25's avgdl
 ORDER_WEIGHT = 0.2  # query words side by side and in order, as in the title recalled
 GAP = 2  # "grasp under uncertainty": "grasp" → "uncertainty" still counts, 2 words on
+COVERAGE_WEIGHT = 0.0  # the idf-weighted share of the query's words the paper has at all
+IDF_POWER = 1.0
+OR_CANDIDATES = 0  # more candidates: the best by FTS5 bm25 over an OR of the rarest words
+OR_ROWS = 20_000  # papers the OR's words may be in together
 
 
 @dataclass(slots=True)
@@ -96,9 +100,19 @@ def ranked(conn: sqlite3.Connection, q: Query, expression: str | None = None
     found = slots(conn, q)
     papers = conn.execute("SELECT max(rowid) FROM papers").fetchone()[0] or 1
     for s in found:
-        s.idf = math.log(1 + (papers - s.df + 0.5) / (s.df + 0.5)) if s.df else 0.0
+        s.idf = math.log(1 + (papers - s.df + 0.5) / (s.df + 0.5)) ** IDF_POWER if s.df else 0.0
     if expression is None:
-        candidates = _rare_word_candidates(conn, found)
+        # the few papers with every word (fewer than a handful) are candidates whatever their
+        # rare words' counts: among thousands of papers with the two rarest words, a count
+        # does not single them out
+        candidates = [r[0] for r in conn.execute(
+            "SELECT rowid FROM papers_fts WHERE papers_fts MATCH ? LIMIT ?",
+            (q.match_expression("all"), HANDFUL))] if q.match_expression("all") else []
+        seen = set(candidates)
+        candidates += [r for r in _rare_word_candidates(conn, found) if r not in seen]
+        if OR_CANDIDATES:
+            seen = set(candidates)
+            candidates += [r for r in _bm25_candidates(conn, found) if r not in seen]
     else:
         weights = ", ".join(str(w) for w in BM25_WEIGHTS)
         candidates = [r[0] for r in conn.execute(
@@ -139,6 +153,32 @@ def _rare_word_candidates(conn: sqlite3.Connection, found: list[Slot]) -> list[i
     return [r[0] for r in conn.execute(
         f"SELECT rowid FROM ({each}) GROUP BY rowid ORDER BY sum(w) DESC LIMIT {CANDIDATES}",
         [v for fts, idf in chosen.items() for v in (idf, fts)])]
+
+
+def _rarest(found: list[Slot], rows_limit: int) -> dict[str, float]:
+    """FTS5 query -> idf of the rarest slots (at least 2) in at most ``rows_limit`` papers."""
+    rows = 0
+    chosen: dict[str, float] = {}
+    for s in sorted((s for s in found if s.df), key=lambda s: s.df):
+        if len(chosen) >= 2 and rows + s.df > rows_limit:
+            break
+        if s.fts not in chosen:
+            chosen[s.fts] = s.idf
+            rows += s.df
+    return chosen
+
+
+def _bm25_candidates(conn: sqlite3.Connection, found: list[Slot]) -> list[int]:
+    """Rowids of the :data:`OR_CANDIDATES` best papers by FTS5 bm25 over an OR of the
+    query's rarest words: the ones that have a rare word often, in a short abstract."""
+    chosen = _rarest(found, OR_ROWS)
+    if not chosen:
+        return []
+    weights = ", ".join(str(w) for w in BM25_WEIGHTS)
+    return [r[0] for r in conn.execute(
+        f"SELECT rowid FROM papers_fts WHERE papers_fts MATCH ? "
+        f"ORDER BY bm25(papers_fts, {weights}) LIMIT {OR_CANDIDATES}",
+        (" OR ".join(chosen),))]
 
 
 _WORD_RE = re.compile(r"[^\W_]+")
@@ -183,10 +223,11 @@ def _score(match: _Matcher, head: str, body: str) -> float:
     in_body, words = match.positions(body)
     in_head = match.positions(head)[0]
     norm = K1 * (1 - B + B * words / AVERAGE_WORDS)
-    matched = early = 0.0
+    matched = early = covered = 0.0
     for s, b, h in zip(found, in_body, in_head, strict=True):
         tf = len(b) + HEAD_WEIGHT * len(h)
         matched += s.idf * tf * (K1 + 1) / (tf + norm) if tf else 0.0
+        covered += s.idf if tf else 0.0
         early += s.idf if b and b[0] < EARLY_WORDS else 0.0
     pairs = together = 0.0
     for i in range(len(found) - 1):
@@ -195,4 +236,5 @@ def _score(match: _Matcher, head: str, body: str) -> float:
         if any(0 < b - a <= GAP for a in in_body[i] for b in in_body[i + 1]):
             together += weight
     order = together / pairs if pairs else 0.0
-    return matched / (total * (K1 + 1)) + ORDER_WEIGHT * order + EARLY_WEIGHT * early / total
+    return (matched / (total * (K1 + 1)) + ORDER_WEIGHT * order + EARLY_WEIGHT * early / total
+            + COVERAGE_WEIGHT * covered / total)
