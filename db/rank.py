@@ -12,7 +12,13 @@ papers) and ignores word order. Here instead:
 2. **Re-ranking** in Python scores each candidate by bm25 of all the query's words (stemmed as
    the index stems; name and title count 8 times), plus a bonus for query words that stand
    side by side in the query's order (:data:`ORDER_WEIGHT`) and for words in the abstract's
-   first sentences (:data:`EARLY_WEIGHT`), where an abstract restates its title.
+   first sentences (:data:`EARLY_WEIGHT`), where an abstract restates its title, and for an
+   acronym of query words in a row (:data:`ACRONYM_WEIGHT`: "SVI" in the abstract for
+   "Stochastic Variational Inference" in the title).
+
+The few papers with every word (fewer than a handful, or the partial matches would not be
+ranked) are always candidates: among thousands of papers with the two rarest words, counting
+those does not single them out.
 
 The weights were tuned on known-item title queries with ``bench/recall.py --seed 1`` and are
 reported on held-out queries of ``--seed 2`` (README "Benchmark").
@@ -40,10 +46,8 @@ K1, B = 1.2, 0.75  # bm25's usual constants, as FTS5 uses them
 AVERAGE_WORDS = 180  # words of a typical abstract (the 87k corpus: ~170), bm25's avgdl
 ORDER_WEIGHT = 0.2  # query words side by side and in order, as in the title recalled
 GAP = 2  # "grasp under uncertainty": "grasp" → "uncertainty" still counts, 2 words on
-COVERAGE_WEIGHT = 0.0  # the idf-weighted share of the query's words the paper has at all
-IDF_POWER = 1.0
-OR_CANDIDATES = 0  # more candidates: the best by FTS5 bm25 over an OR of the rarest words
-OR_ROWS = 20_000  # papers the OR's words may be in together
+ACRONYM_WEIGHT = 0.15  # the abstract has the initials of query words in a row
+ACRONYM_SKIP_IDF = 0.5  # "of", "for", "and" have no letter in an acronym
 
 
 @dataclass(slots=True)
@@ -55,6 +59,7 @@ class Slot:
     df: int
     fts: str  # the slot as an FTS5 query
     idf: float = 0.0
+    word: str = ""  # the word as typed (folded): its initial starts an acronym
 
 
 def slots(conn: sqlite3.Connection, q: Query) -> list[Slot]:
@@ -65,19 +70,21 @@ def slots(conn: sqlite3.Connection, q: Query) -> list[Slot]:
     df = dict(conn.execute(f"SELECT term, df FROM vocab WHERE term IN ({marks})", words))
     out = []
     for term in q.positive:
+        tok0 = term.tokens[0] if term.tokens else ""
         if term.variants:
             spellings = (*term.tokens, *term.variants)
             out.append(Slot(frozenset(map(stem, spellings)), "",
-                            sum(df.get(t, 0) for t in spellings), term.fts()))
+                            sum(df.get(t, 0) for t in spellings), term.fts(), word=tok0))
             continue
         for i, tok in enumerate(term.tokens):
             if term.prefix and i == len(term.tokens) - 1:
                 found = conn.execute("SELECT coalesce(sum(df), 0) FROM (SELECT df FROM vocab "
                                      "WHERE term >= ? AND term < ? LIMIT 50)",
                                      (tok, tok + "\U0010ffff")).fetchone()[0]
-                out.append(Slot(frozenset(), tok, found, f'"{tok}"*'))
+                out.append(Slot(frozenset(), tok, found, f'"{tok}"*', word=tok))
             else:
-                out.append(Slot(frozenset({stem(tok)}), "", df.get(tok, 0), f'"{tok}"'))
+                out.append(Slot(frozenset({stem(tok)}), "", df.get(tok, 0), f'"{tok}"',
+                                word=tok))
     return out
 
 
@@ -95,24 +102,21 @@ def ranked(conn: sqlite3.Connection, q: Query, expression: str | None = None
     matches (candidates from the rarest words). Ties keep the candidates' order.
 
     Ignores filters and exclusions (the caller applies them to this list, so that they only ever
-    remove papers). Score in [0, 1 + ORDER_WEIGHT], higher is better.
+    remove papers). Score in [0, 1 + ORDER_WEIGHT + EARLY_WEIGHT + ACRONYM_WEIGHT], higher is
+    better.
     """
     found = slots(conn, q)
     papers = conn.execute("SELECT max(rowid) FROM papers").fetchone()[0] or 1
     for s in found:
-        s.idf = math.log(1 + (papers - s.df + 0.5) / (s.df + 0.5)) ** IDF_POWER if s.df else 0.0
+        s.idf = math.log(1 + (papers - s.df + 0.5) / (s.df + 0.5)) if s.df else 0.0
     if expression is None:
-        # the few papers with every word (fewer than a handful) are candidates whatever their
-        # rare words' counts: among thousands of papers with the two rarest words, a count
-        # does not single them out
+        # the few papers with every word come first (module docstring)
+        every = q.match_expression("all")
         candidates = [r[0] for r in conn.execute(
             "SELECT rowid FROM papers_fts WHERE papers_fts MATCH ? LIMIT ?",
-            (q.match_expression("all"), HANDFUL))] if q.match_expression("all") else []
+            (every, HANDFUL))] if every else []
         seen = set(candidates)
         candidates += [r for r in _rare_word_candidates(conn, found) if r not in seen]
-        if OR_CANDIDATES:
-            seen = set(candidates)
-            candidates += [r for r in _bm25_candidates(conn, found) if r not in seen]
     else:
         weights = ", ".join(str(w) for w in BM25_WEIGHTS)
         candidates = [r[0] for r in conn.execute(
@@ -155,32 +159,6 @@ def _rare_word_candidates(conn: sqlite3.Connection, found: list[Slot]) -> list[i
         [v for fts, idf in chosen.items() for v in (idf, fts)])]
 
 
-def _rarest(found: list[Slot], rows_limit: int) -> dict[str, float]:
-    """FTS5 query -> idf of the rarest slots (at least 2) in at most ``rows_limit`` papers."""
-    rows = 0
-    chosen: dict[str, float] = {}
-    for s in sorted((s for s in found if s.df), key=lambda s: s.df):
-        if len(chosen) >= 2 and rows + s.df > rows_limit:
-            break
-        if s.fts not in chosen:
-            chosen[s.fts] = s.idf
-            rows += s.df
-    return chosen
-
-
-def _bm25_candidates(conn: sqlite3.Connection, found: list[Slot]) -> list[int]:
-    """Rowids of the :data:`OR_CANDIDATES` best papers by FTS5 bm25 over an OR of the
-    query's rarest words: the ones that have a rare word often, in a short abstract."""
-    chosen = _rarest(found, OR_ROWS)
-    if not chosen:
-        return []
-    weights = ", ".join(str(w) for w in BM25_WEIGHTS)
-    return [r[0] for r in conn.execute(
-        f"SELECT rowid FROM papers_fts WHERE papers_fts MATCH ? "
-        f"ORDER BY bm25(papers_fts, {weights}) LIMIT {OR_CANDIDATES}",
-        (" OR ".join(chosen),))]
-
-
 _WORD_RE = re.compile(r"[^\W_]+")
 
 
@@ -193,6 +171,15 @@ class _Matcher:
         self.slots_of: dict[str, tuple[int, ...]] = {}
         # the first 3 letters of every stem and prefix; a shorter stem ("ai") stands for itself
         self.starts = {w[:3] for s in found for w in (*s.stems, s.prefix) if w}
+        self.acronyms = _acronyms(found)
+
+    def acronym(self, text: str) -> float:
+        """The idf of the query words whose initials ``text`` has as a word ("SVI" for
+        "stochastic variational inference"), the most of any such run of words."""
+        if not self.acronyms:
+            return 0.0
+        found = self.acronyms.keys() & set(_WORD_RE.findall(text.lower()))
+        return max((self.acronyms[a] for a in found), default=0.0)
 
     def positions(self, text: str) -> tuple[list[list[int]], int]:
         """For each slot, the word positions of ``text`` it matches; and the number of words."""
@@ -215,19 +202,39 @@ class _Matcher:
         return out, len(words)
 
 
+def _acronyms(found: list[Slot]) -> dict[str, float]:
+    """Initials of 3 to 6 query words in a row (words of little idf may be skipped, as "of" in
+    "mixture of experts"), also with a plural s, mapped to those words' idf."""
+    out: dict[str, float] = {}
+    for i in range(len(found)):
+        letters, weight = "", 0.0
+        for s in found[i:]:
+            if not s.word or not s.word[0].isalpha():
+                break
+            if s.idf < ACRONYM_SKIP_IDF and letters:
+                continue
+            letters += s.word[0]
+            weight += s.idf
+            if len(letters) > 6:
+                break
+            if len(letters) >= 3:
+                for a in (letters, letters + "s"):
+                    out[a] = max(out.get(a, 0.0), weight)
+    return out
+
+
 def _score(match: _Matcher, head: str, body: str) -> float:
     """bm25 of the words over name, title and abstract (weights as in the index), divided by its
-    maximum (every word very often), plus the in-order bonus."""
+    maximum (every word very often), plus the in-order, early-mention and acronym bonuses."""
     found = match.found
     total = sum(s.idf for s in found) or 1.0
     in_body, words = match.positions(body)
     in_head = match.positions(head)[0]
     norm = K1 * (1 - B + B * words / AVERAGE_WORDS)
-    matched = early = covered = 0.0
+    matched = early = 0.0
     for s, b, h in zip(found, in_body, in_head, strict=True):
         tf = len(b) + HEAD_WEIGHT * len(h)
         matched += s.idf * tf * (K1 + 1) / (tf + norm) if tf else 0.0
-        covered += s.idf if tf else 0.0
         early += s.idf if b and b[0] < EARLY_WORDS else 0.0
     pairs = together = 0.0
     for i in range(len(found) - 1):
@@ -236,5 +243,6 @@ def _score(match: _Matcher, head: str, body: str) -> float:
         if any(0 < b - a <= GAP for a in in_body[i] for b in in_body[i + 1]):
             together += weight
     order = together / pairs if pairs else 0.0
+    acronym = match.acronym(body) if ACRONYM_WEIGHT else 0.0
     return (matched / (total * (K1 + 1)) + ORDER_WEIGHT * order + EARLY_WEIGHT * early / total
-            + COVERAGE_WEIGHT * covered / total)
+            + ACRONYM_WEIGHT * acronym / total)
