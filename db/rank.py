@@ -172,21 +172,23 @@ class _Matcher:
         # the first 3 letters of every stem and prefix; a shorter stem ("ai") stands for itself
         self.starts = {w[:3] for s in found for w in (*s.stems, s.prefix) if w}
         self.acronyms = _acronyms(found)
+        self.words: set[str] = set()
 
-    def acronym(self, text: str) -> float:
-        """The idf of the query words whose initials ``text`` has as a word ("SVI" for
-        "stochastic variational inference"), the most of any such run of words."""
+    def acronym(self) -> float:
+        """The idf of the query words whose initials the text last given to :meth:`positions`
+        has as a word ("SVI" for "stochastic variational inference"), the most of any run."""
         if not self.acronyms:
             return 0.0
-        found = self.acronyms.keys() & set(_WORD_RE.findall(text.lower()))
+        found = self.acronyms.keys() & self.words
         return max((self.acronyms[a] for a in found), default=0.0)
 
     def positions(self, text: str) -> tuple[list[list[int]], int]:
         """For each slot, the word positions of ``text`` it matches; and the number of words."""
         words = _WORD_RE.findall(text.lower())
+        self.words = set(words)
         slots_of = self.slots_of
         starts = self.starts
-        for word in set(words).difference(slots_of):
+        for word in self.words.difference(slots_of):
             if word[:3] not in starts:  # Porter keeps a word's start: no need to stem it
                 slots_of[word] = ()
                 continue
@@ -194,7 +196,7 @@ class _Matcher:
             slots_of[word] = tuple(i for i, s in enumerate(self.found)
                                    if st in s.stems or (s.prefix and word.startswith(s.prefix)))
         out: list[list[int]] = [[] for _ in self.found]
-        hits = {w for w in set(words) if slots_of[w]}
+        hits = {w for w in self.words if slots_of[w]}
         if hits:
             for pos, word in [(p, w) for p, w in enumerate(words) if w in hits]:
                 for i in slots_of[word]:
@@ -229,6 +231,7 @@ def _score(match: _Matcher, head: str, body: str) -> float:
     found = match.found
     total = sum(s.idf for s in found) or 1.0
     in_body, words = match.positions(body)
+    acronym = match.acronym() if ACRONYM_WEIGHT else 0.0
     in_head = match.positions(head)[0]
     norm = K1 * (1 - B + B * words / AVERAGE_WORDS)
     matched = early = 0.0
@@ -243,6 +246,5 @@ def _score(match: _Matcher, head: str, body: str) -> float:
         if any(0 < b - a <= GAP for a in in_body[i] for b in in_body[i + 1]):
             together += weight
     order = together / pairs if pairs else 0.0
-    acronym = match.acronym(body) if ACRONYM_WEIGHT else 0.0
     return (matched / (total * (K1 + 1)) + ORDER_WEIGHT * order + EARLY_WEIGHT * early / total
             + ACRONYM_WEIGHT * acronym / total)
