@@ -12,7 +12,13 @@ papers) and ignores word order. Here instead:
 2. **Re-ranking** in Python scores each candidate by bm25 of all the query's words (stemmed as
    the index stems; name and title count 8 times), plus a bonus for query words that stand
    side by side in the query's order (:data:`ORDER_WEIGHT`) and for words in the abstract's
-   first sentences (:data:`EARLY_WEIGHT`), where an abstract restates its title.
+   first sentences (:data:`EARLY_WEIGHT`), where an abstract restates its title, and for an
+   acronym of query words in a row (:data:`ACRONYM_WEIGHT`: "SVI" in the abstract for
+   "Stochastic Variational Inference" in the title).
+
+The few papers with every word (fewer than a handful, or the partial matches would not be
+ranked) are always candidates: among thousands of papers with the two rarest words, counting
+those does not single them out.
 
 The weights were tuned on known-item title queries with ``bench/recall.py --seed 1`` and are
 reported on held-out queries of ``--seed 2`` (README "Benchmark").
@@ -40,6 +46,8 @@ K1, B = 1.2, 0.75  # bm25's usual constants, as FTS5 uses them
 AVERAGE_WORDS = 180  # words of a typical abstract (the 87k corpus: ~170), bm25's avgdl
 ORDER_WEIGHT = 0.2  # query words side by side and in order, as in the title recalled
 GAP = 2  # "grasp under uncertainty": "grasp" → "uncertainty" still counts, 2 words on
+ACRONYM_WEIGHT = 0.15  # the abstract has the initials of query words in a row
+ACRONYM_SKIP_IDF = 0.5  # "of", "for", "and" have no letter in an acronym
 
 
 @dataclass(slots=True)
@@ -51,6 +59,7 @@ class Slot:
     df: int
     fts: str  # the slot as an FTS5 query
     idf: float = 0.0
+    word: str = ""  # the word as typed (folded): its initial starts an acronym
 
 
 def slots(conn: sqlite3.Connection, q: Query) -> list[Slot]:
@@ -61,19 +70,21 @@ def slots(conn: sqlite3.Connection, q: Query) -> list[Slot]:
     df = dict(conn.execute(f"SELECT term, df FROM vocab WHERE term IN ({marks})", words))
     out = []
     for term in q.positive:
+        tok0 = term.tokens[0] if term.tokens else ""
         if term.variants:
             spellings = (*term.tokens, *term.variants)
             out.append(Slot(frozenset(map(stem, spellings)), "",
-                            sum(df.get(t, 0) for t in spellings), term.fts()))
+                            sum(df.get(t, 0) for t in spellings), term.fts(), word=tok0))
             continue
         for i, tok in enumerate(term.tokens):
             if term.prefix and i == len(term.tokens) - 1:
                 found = conn.execute("SELECT coalesce(sum(df), 0) FROM (SELECT df FROM vocab "
                                      "WHERE term >= ? AND term < ? LIMIT 50)",
                                      (tok, tok + "\U0010ffff")).fetchone()[0]
-                out.append(Slot(frozenset(), tok, found, f'"{tok}"*'))
+                out.append(Slot(frozenset(), tok, found, f'"{tok}"*', word=tok))
             else:
-                out.append(Slot(frozenset({stem(tok)}), "", df.get(tok, 0), f'"{tok}"'))
+                out.append(Slot(frozenset({stem(tok)}), "", df.get(tok, 0), f'"{tok}"',
+                                word=tok))
     return out
 
 
@@ -91,14 +102,21 @@ def ranked(conn: sqlite3.Connection, q: Query, expression: str | None = None
     matches (candidates from the rarest words). Ties keep the candidates' order.
 
     Ignores filters and exclusions (the caller applies them to this list, so that they only ever
-    remove papers). Score in [0, 1 + ORDER_WEIGHT], higher is better.
+    remove papers). Score in [0, 1 + ORDER_WEIGHT + EARLY_WEIGHT + ACRONYM_WEIGHT], higher is
+    better.
     """
     found = slots(conn, q)
     papers = conn.execute("SELECT max(rowid) FROM papers").fetchone()[0] or 1
     for s in found:
         s.idf = math.log(1 + (papers - s.df + 0.5) / (s.df + 0.5)) if s.df else 0.0
     if expression is None:
-        candidates = _rare_word_candidates(conn, found)
+        # the few papers with every word come first (module docstring)
+        every = q.match_expression("all")
+        candidates = [r[0] for r in conn.execute(
+            "SELECT rowid FROM papers_fts WHERE papers_fts MATCH ? LIMIT ?",
+            (every, HANDFUL))] if every else []
+        seen = set(candidates)
+        candidates += [r for r in _rare_word_candidates(conn, found) if r not in seen]
     else:
         weights = ", ".join(str(w) for w in BM25_WEIGHTS)
         candidates = [r[0] for r in conn.execute(
@@ -153,13 +171,24 @@ class _Matcher:
         self.slots_of: dict[str, tuple[int, ...]] = {}
         # the first 3 letters of every stem and prefix; a shorter stem ("ai") stands for itself
         self.starts = {w[:3] for s in found for w in (*s.stems, s.prefix) if w}
+        self.acronyms = _acronyms(found)
+        self.words: set[str] = set()
+
+    def acronym(self) -> float:
+        """The idf of the query words whose initials the text last given to :meth:`positions`
+        has as a word ("SVI" for "stochastic variational inference"), the most of any run."""
+        if not self.acronyms:
+            return 0.0
+        found = self.acronyms.keys() & self.words
+        return max((self.acronyms[a] for a in found), default=0.0)
 
     def positions(self, text: str) -> tuple[list[list[int]], int]:
         """For each slot, the word positions of ``text`` it matches; and the number of words."""
         words = _WORD_RE.findall(text.lower())
+        self.words = set(words)
         slots_of = self.slots_of
         starts = self.starts
-        for word in set(words).difference(slots_of):
+        for word in self.words.difference(slots_of):
             if word[:3] not in starts:  # Porter keeps a word's start: no need to stem it
                 slots_of[word] = ()
                 continue
@@ -167,7 +196,7 @@ class _Matcher:
             slots_of[word] = tuple(i for i, s in enumerate(self.found)
                                    if st in s.stems or (s.prefix and word.startswith(s.prefix)))
         out: list[list[int]] = [[] for _ in self.found]
-        hits = {w for w in set(words) if slots_of[w]}
+        hits = {w for w in self.words if slots_of[w]}
         if hits:
             for pos, word in [(p, w) for p, w in enumerate(words) if w in hits]:
                 for i in slots_of[word]:
@@ -175,12 +204,34 @@ class _Matcher:
         return out, len(words)
 
 
+def _acronyms(found: list[Slot]) -> dict[str, float]:
+    """Initials of 3 to 6 query words in a row (words of little idf may be skipped, as "of" in
+    "mixture of experts"), also with a plural s, mapped to those words' idf."""
+    out: dict[str, float] = {}
+    for i in range(len(found)):
+        letters, weight = "", 0.0
+        for s in found[i:]:
+            if not s.word or not s.word[0].isalpha():
+                break
+            if s.idf < ACRONYM_SKIP_IDF and letters:
+                continue
+            letters += s.word[0]
+            weight += s.idf
+            if len(letters) > 6:
+                break
+            if len(letters) >= 3:
+                for a in (letters, letters + "s"):
+                    out[a] = max(out.get(a, 0.0), weight)
+    return out
+
+
 def _score(match: _Matcher, head: str, body: str) -> float:
     """bm25 of the words over name, title and abstract (weights as in the index), divided by its
-    maximum (every word very often), plus the in-order bonus."""
+    maximum (every word very often), plus the in-order, early-mention and acronym bonuses."""
     found = match.found
     total = sum(s.idf for s in found) or 1.0
     in_body, words = match.positions(body)
+    acronym = match.acronym() if ACRONYM_WEIGHT else 0.0
     in_head = match.positions(head)[0]
     norm = K1 * (1 - B + B * words / AVERAGE_WORDS)
     matched = early = 0.0
@@ -195,4 +246,5 @@ def _score(match: _Matcher, head: str, body: str) -> float:
         if any(0 < b - a <= GAP for a in in_body[i] for b in in_body[i + 1]):
             together += weight
     order = together / pairs if pairs else 0.0
-    return matched / (total * (K1 + 1)) + ORDER_WEIGHT * order + EARLY_WEIGHT * early / total
+    return (matched / (total * (K1 + 1)) + ORDER_WEIGHT * order + EARLY_WEIGHT * early / total
+            + ACRONYM_WEIGHT * acronym / total)

@@ -409,3 +409,18 @@ def test_beyond_ascii(unicode_library, query, starts, highlighted):
     assert paper.abstract_markup.startswith(starts)
     text = paper.abstract_markup
     assert [text[a:b] for a, b in match_spans(text, result.terms)] == highlighted
+
+
+def test_initials_of_query_words_in_a_row_are_acronyms():
+    """"SVI" in an abstract stands for "stochastic variational inference" in the query; a word of
+    little idf ("of") inside the run is left out of the initials."""
+    def slot(word, idf):
+        return rank.Slot(frozenset({word}), "", 1, f'"{word}"', idf=idf, word=word)
+
+    found = [slot("stochastic", 3.0), slot("variational", 4.0), slot("inference", 2.0)]
+    acronyms = rank._acronyms(found)
+    assert acronyms["svi"] == acronyms["svis"] == 9.0
+    assert "sv" not in acronyms and "vi" not in acronyms
+    found = [slot("mixture", 3.0), slot("of", 0.01), slot("sparse", 2.0), slot("experts", 2.5)]
+    acronyms = rank._acronyms(found)
+    assert acronyms["mse"] == 7.5 and "mose" not in acronyms
