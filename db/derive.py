@@ -168,8 +168,16 @@ def _first_name_like(tail: str, seen: _SeenBefore, is_word: Callable[[str], bool
     return None
 
 
+#: Last parts that make a hyphenated word a description, not a name: "CAD-based", "LLM-driven".
+_DESCRIBING_SUFFIXES = frozenset({
+    "based", "driven", "guided", "aware", "free", "like", "level", "wise", "specific",
+    "agnostic", "efficient", "friendly", "centric", "style", "scale", "sized", "only"})
+
+
 def _acceptable(token: str, seen: _SeenBefore) -> bool:
     if len(token) < 3 or token.upper() in _FIELD_TERMS:
+        return False
+    if "-" in token and token.rsplit("-", 1)[1] in _DESCRIBING_SUFFIXES:
         return False
     if _PLURAL_ABBREV_RE.fullmatch(token):  # plural abbreviations (ARMs, LLMs) name a kind of thing
         return False

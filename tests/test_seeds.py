@@ -324,3 +324,17 @@ def test_reflowed_seed_file_keeps_every_id(library, seeds_copy, tmp_path):
     report = library.sync()
     assert (report.added, report.removed, report.changed) == (0, 0, 0)
     assert [h.id for h in all_hits(library)] == before
+
+
+@pytest.mark.parametrize(("abstract", "name"), [
+    ("We propose Mask2CAD, a CAD-based approach to retrieving shapes.", "Mask2CAD"),
+    ("We propose a CAD-based retrieval method for 3D shapes from images.", None),
+    ("We introduce LLM-driven planning for household robots.", None),
+    ("We present WUDI-Merging, a data-free way to merge models.", "WUDI-Merging"),
+])
+def test_a_hyphenated_description_is_no_name(abstract, name):
+    """"CAD-based" describes a method; taken as its name it outranked the paper's own title."""
+    from db.derive import method_name
+    from db.seeds import is_english_word
+
+    assert method_name(abstract, is_english_word) == name
