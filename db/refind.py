@@ -9,8 +9,8 @@ Comparing one anchor with every paper's cost ~3 ms per 1,000 papers (300 unknown
 9,339 papers: 27 s). So the comparison runs on a few candidates only: an anchor equal to a
 paper's (a dict lookup, or the id itself for a short abstract), else the papers the index ranks
 highest (bm25) for the anchor's :data:`QUERY_WORDS` rarest words. Two anchors with a ratio of
-90 share nearly every word, so the paper sought ranks first among those words; an anchor with too
-few indexed words (CJK text, a few symbols) is compared with every candidate as before.
+90 share nearly every word, so the paper sought ranks first among those words; a short anchor or
+CJK text with too few indexed words is compared with every candidate as before.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from collections.abc import Callable
 from db.schema import BM25_WEIGHTS
 
 #: The anchor's rarest words (by the index's document frequency) that make the FTS query.
-QUERY_WORDS = 12
+QUERY_WORDS = 8
 #: Papers the FTS query proposes; the ratio is computed for these only.
 CANDIDATES = 30
 #: A pool of candidates this small (the papers a sync just added) is compared whole.
@@ -90,7 +90,8 @@ class Finder:
         or None when the anchor has too few words the index knows."""
         from db.query import tokens
 
-        words = list(dict.fromkeys(t for t in tokens(anchor) if len(t) > 1))
+        found = tokens(anchor)
+        words = list(dict.fromkeys(t for t in found if len(t) > 1))
         df: dict[str, int] = {}
         for start in range(0, len(words), 500):
             chunk = words[start:start + 500]
@@ -99,14 +100,19 @@ class Finder:
                 chunk).fetchall())
         known = sorted((w for w in words if df.get(w)), key=lambda w: (df[w], w))
         if len(known) < MIN_WORDS:
-            return None
+            # the index knows every word of its papers: a text of many words it does not know
+            # is like none of them (CJK text and short titles are compared with all papers)
+            return {} if anchor.isascii() and len(found) >= 2 * MIN_WORDS else None
         expression = " OR ".join(f'"{w}"' for w in known[:QUERY_WORDS])  # letters and digits
         weights = ", ".join(str(w) for w in BM25_WEIGHTS)
-        rows = self.index.execute(
-            f"SELECT p.id, coalesce(nullif(p.abstract, ''), p.title) FROM (SELECT rowid, "
-            f"bm25(papers_fts, {weights}) AS score FROM papers_fts WHERE papers_fts MATCH ? "
-            "ORDER BY score LIMIT ?) hit JOIN papers p ON p.rowid = hit.rowid",
-            (expression, CANDIDATES)).fetchall()
+        try:
+            rows = self.index.execute(
+                f"SELECT p.id, coalesce(nullif(p.abstract, ''), p.title) FROM (SELECT rowid, "
+                f"bm25(papers_fts, {weights}) AS score FROM papers_fts WHERE papers_fts MATCH ? "
+                "ORDER BY score LIMIT ?) hit JOIN papers p ON p.rowid = hit.rowid",
+                (expression, CANDIDATES)).fetchall()
+        except sqlite3.OperationalError:  # a query FTS5 refuses: compare with all papers
+            return None
         if self.pool is not None:
             return {pid: self.pool[pid] for pid, _ in rows if pid in self.pool}
         return {pid: self.anchor_of(text) for pid, text in rows if text}
