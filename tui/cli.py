@@ -88,7 +88,7 @@ pass_context = click.make_pass_decorator(Context)
               help="Keep index.sqlite and marks.sqlite in DIR. Default: $PAPERTRAY_DATA_DIR or "
                    "the platform's cache and data folders.")
 @click.option("--ascii", "ascii_only", is_flag=True,
-              help="The browser without colour and with ASCII marks (as NO_COLOR does).")
+              help="The browser without colour and in ASCII only (as NO_COLOR does).")
 @click.version_option(package_name="papertray")
 @click.pass_context
 def cli(ctx: click.Context, seeds: tuple[str, ...], data_dir: str | None,
