@@ -180,6 +180,7 @@ class Library:
         as orphans. A damaged index is moved aside and rebuilt (said in ``report.notices``).
         """
         try:
+            self._keep_anchors()
             report, added = sync_db.sync(self._index(), self.seed_paths, force, progress)
         except sqlite3.DatabaseError as exc:
             if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
@@ -223,16 +224,42 @@ class Library:
 
     def _reattach(self, added: list[str]) -> int:
         orphan_ids = [row[0] for row in self.orphans()]
+        orphan_ids += [row[0] for row in self.orphan_annotations()]
         if not orphan_ids:
             return 0
+        from db.refind import Finder
+
         conn = self._index()
         candidates = {}
         for start in range(0, len(added), 500):
             chunk = added[start:start + 500]
-            candidates.update(conn.execute(
-                f"SELECT id, abstract FROM papers WHERE id IN ({','.join('?' * len(chunk))})",
-                chunk).fetchall())
-        return marks_db.reattach(self._marks(), orphan_ids, candidates)
+            candidates.update(
+                (pid, marks_db.anchor(text)) for pid, text in conn.execute(
+                    f"SELECT id, coalesce(nullif(abstract, ''), title) FROM papers WHERE id IN "
+                    f"({','.join('?' * len(chunk))})", chunk) if text)
+        if not candidates:
+            return 0
+        finder = Finder(conn, candidates, marks_db.anchor, marks_db.REATTACH_MIN_RATIO)
+        return marks_db.reattach(self._marks(), orphan_ids, finder)
+
+    def _keep_anchors(self) -> None:
+        """Notes and tags written by a papertray that kept no anchor for them: keep one now, while
+        their paper is still in the index (before a sync may drop its old text)."""
+        missing = [row[0] for row in self._index().execute(
+            "SELECT paper_id FROM m.notes UNION SELECT paper_id FROM m.tags EXCEPT "
+            "SELECT paper_id FROM m.annotation_anchors")]
+        missing = [pid for pid in missing if self._describe(pid)]
+        if not missing:
+            return
+        conn = self._marks()
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            for pid in missing:
+                notes_db.keep_anchor(conn, pid, self._describe)
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
 
     # -- reading -------------------------------------------------------------------------
     @_recovering
@@ -420,6 +447,26 @@ class Library:
             "ORDER BY updated_at").fetchall()
 
     @_recovering
+    def orphan_annotations(self) -> list[tuple[str, str, tuple[str, ...], str, str | None]]:
+        """Notes and tags whose paper is not in the index (kept, like orphan marks):
+        ``(paper_id, note, tags, updated_at, label)``, oldest first; ``updated_at`` is the
+        later of the note's time and the newest tag's."""
+        conn = self._index()
+        rows = conn.execute(
+            "SELECT a.paper_id, coalesce(n.text, ''), (SELECT group_concat(tag, ' ') FROM "
+            "(SELECT tag FROM m.tags t WHERE t.paper_id = a.paper_id ORDER BY tag)), "
+            "max(coalesce(n.updated_at, ''), coalesce((SELECT max(added_at) FROM m.tags t "
+            "WHERE t.paper_id = a.paper_id), '')), coalesce(k.label, x.label) "
+            "FROM (SELECT paper_id FROM m.notes UNION SELECT paper_id FROM m.tags) a "
+            "LEFT JOIN m.notes n ON n.paper_id = a.paper_id "
+            "LEFT JOIN m.marks k ON k.paper_id = a.paper_id "
+            "LEFT JOIN m.annotation_anchors x ON x.paper_id = a.paper_id "
+            "WHERE NOT EXISTS (SELECT 1 FROM papers p WHERE p.id = a.paper_id)").fetchall()
+        found = [(pid, note, tuple((tags or "").split()), at, label)
+                 for pid, note, tags, at, label in rows]
+        return sorted(found, key=lambda r: (r[3], r[0]))
+
+    @_recovering
     def stats(self) -> dict:
         """The ``papertray stats --json`` shape (README): papers, entries, files, collections,
         status counts, orphan marks and problem files."""
@@ -432,6 +479,7 @@ class Library:
             "collections": self.collections(),
             "status": {s: counts[s] for s in STATUSES},
             "orphan_marks": len(self.orphans()),
+            "orphan_annotations": len(self.orphan_annotations()),
             "problems": [{"file": f, "reason": r} for f, r in discover(self.seed_paths).problems]
             + [{"file": f, "reason": r} for f, r in conn.execute(
                 "SELECT display, reason FROM files WHERE status != 'loaded' ORDER BY display")],
@@ -468,7 +516,7 @@ class Library:
         """Replace the note of a paper (id or unique prefix; "" deletes it) in one undoable
         step; returns ``[MarkChange(id, old, new, "note")]`` or ``[]`` when unchanged. Notes are
         one line of at most :data:`db.notes.MAX_NOTE_CHARS`. Raises :class:`LibraryError`."""
-        return notes_db.set_note(self._marks(), self.resolve(paper_id), text)
+        return notes_db.set_note(self._marks(), self.resolve(paper_id), text, self._describe)
 
     def tag(self, ids: Iterable[str], tags: Iterable[str],
             remove: bool = False) -> list[MarkChange]:
@@ -477,7 +525,7 @@ class Library:
         (:func:`db.notes.tag_name`). Raises :class:`LibraryError` for an unknown id or a bad
         tag."""
         full = [self.resolve(i) for i in ids]
-        return notes_db.change_tags(self._marks(), full, tags, remove)
+        return notes_db.change_tags(self._marks(), full, tags, remove, self._describe)
 
     def annotations(self) -> list[dict]:
         """Every note and tag in the marks file, ``[{"id", "note", "tags"}]`` by id, for
@@ -501,16 +549,15 @@ class Library:
         re-attached by text or kept as orphans); one undoable step. Raises
         :class:`LibraryError` (one line) when ``data`` is no marks file."""
         records, annotations = marks_io.read_file(data)
-        return marks_io.import_marks(self._marks(), records, self._known, self._anchors,
-                                     annotations)
+        from db.refind import Finder
+
+        finder = Finder(self._index(), None, marks_db.anchor, marks_db.REATTACH_MIN_RATIO)
+        return marks_io.import_marks(self._marks(), records, self._known, finder, annotations,
+                                     self._describe)
 
     def _known(self, paper_id: str) -> bool:
         return self._index().execute("SELECT 1 FROM papers WHERE id=?",
                                      (paper_id,)).fetchone() is not None
-
-    def _anchors(self) -> dict[str, str]:
-        return {pid: marks_db.anchor(text) for pid, text in self._index().execute(
-            "SELECT id, coalesce(nullif(abstract, ''), title) FROM papers")}
 
     def fts_ok(self) -> bool:
         """FTS5's integrity-check of the index (True when the index is consistent)."""

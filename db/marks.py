@@ -10,9 +10,13 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
 from db.models import LibraryError, MarkChange
 from db.text import normalize
+
+if TYPE_CHECKING:
+    from db.refind import Finder
 
 #: rapidfuzz ratio (0-100) above which an orphaned mark moves to a new abstract. A fixed typo or
 #: a changed link keeps an abstract above 95; two different papers score far below 70.
@@ -142,39 +146,48 @@ def _current_id(conn: sqlite3.Connection, paper_id: str) -> str:
     return paper_id
 
 
-def reattach(conn: sqlite3.Connection, orphan_ids: list[str], candidates: dict[str, str]) -> int:
-    """Move orphaned marks to near-identical new papers (rapidfuzz ratio >= REATTACH_MIN_RATIO).
+def reattach(conn: sqlite3.Connection, orphan_ids: list[str], finder: Finder) -> int:
+    """Move orphaned marks, notes and tags to near-identical new papers (rapidfuzz ratio >=
+    REATTACH_MIN_RATIO, found by ``finder``: :class:`db.refind.Finder` over the papers a sync
+    just added).
 
-    ``orphan_ids`` are marked papers the index no longer has; ``candidates`` maps the ids of
-    papers a sync just added to their abstracts. A paper that already has a mark is never
-    overwritten. Each move is recorded in ``mark_events``. Returns how many marks moved.
+    ``orphan_ids`` are papers the index no longer has that have a mark, a note or tags. A mark
+    travels by its own anchor; a note or tags of an unmarked paper by the anchor stored when
+    they were written (``annotation_anchors``). A paper that already has a mark is never
+    overwritten, and what it has of notes and tags is kept. Each move is recorded in
+    ``mark_events`` (kind ``reattach``: a mark's status, or "" for notes and tags alone).
+    Returns how many papers' marks, notes or tags moved.
     """
-    if not orphan_ids or not candidates:
+    if not orphan_ids:
         return 0
-    from rapidfuzz import fuzz, process
-
     from db import notes
 
-    marked = {r[0] for r in conn.execute("SELECT paper_id FROM marks")}
-    texts = {pid: anchor(text) for pid, text in candidates.items() if pid not in marked}
     wanted = set(orphan_ids)
-    lost = [row for row in conn.execute(
-        "SELECT paper_id, status, anchor FROM marks WHERE anchor IS NOT NULL") if row[0] in wanted]
+    statuses: dict[str, tuple[str, str | None]] = {}
+    for paper_id, status, text in conn.execute("SELECT paper_id, status, anchor FROM marks"):
+        if paper_id in wanted:
+            statuses[paper_id] = (status, text)
+        else:
+            finder.take(paper_id)
+    kept = dict(conn.execute("SELECT paper_id, anchor FROM annotation_anchors"))
+    lost = []
+    for paper_id in dict.fromkeys(orphan_ids):
+        status, text = statuses.get(paper_id, ("", None))
+        text = text or kept.get(paper_id)  # a mark of an older papertray may have no anchor
+        if text:
+            lost.append((paper_id, status, text))
     moved = 0
     stamp = now()
     conn.execute("BEGIN IMMEDIATE")
     try:
         batch = _next_batch(conn)
         for old_id, status, text in lost:
-            if not texts:
-                break
-            best = process.extractOne(text, texts, scorer=fuzz.ratio,
-                                      score_cutoff=REATTACH_MIN_RATIO)
-            if not best:
+            new_id = finder.find(text)
+            if not new_id:
                 continue
-            new_id = best[2]
-            del texts[new_id]
-            conn.execute("UPDATE marks SET paper_id=? WHERE paper_id=?", (new_id, old_id))
+            finder.take(new_id)
+            if status:
+                conn.execute("UPDATE marks SET paper_id=? WHERE paper_id=?", (new_id, old_id))
             notes.move(conn, old_id, new_id)
             conn.execute(
                 "INSERT INTO mark_events(batch, at, kind, paper_id, old_status, new_status, "

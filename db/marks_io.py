@@ -24,18 +24,20 @@ import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
 from db import notes as notes_db
-from db.marks import ANCHOR_CHARS, REATTACH_MIN_RATIO, now, status_of
+from db.marks import ANCHOR_CHARS, Describe, now, status_of
 from db.models import LibraryError, MarkChange
 from db.text import one_line
+
+if TYPE_CHECKING:
+    from db.refind import Finder
 
 FORMAT = "papertray-marks"
 VERSION = 1
 _STAMP_RE = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,6})?Z")
 
-#: ``anchors() -> {paper_id: anchor}`` of every paper in the index (built only when needed).
-Anchors = Callable[[], dict[str, str]]
 
 
 @dataclass(slots=True)
@@ -147,25 +149,22 @@ def _sane(record: object) -> object:
 
 
 def import_marks(conn: sqlite3.Connection, records: list, known: Callable[[str], bool],
-                 anchors: Anchors, annotations: list = ()) -> ImportSummary:
+                 finder: Finder, annotations: list = (),
+                 describe: Describe | None = None) -> ImportSummary:
     """Merge exported ``records`` (and ``annotations``: notes and tags) into the marks file
     (``conn``) in one transaction and one undoable batch.
 
-    ``known(id)`` tells whether the index has a paper. Returns what changed; see the module.
+    ``known(id)`` tells whether the index has a paper; ``finder`` (:class:`db.refind.Finder`
+    over the whole index) finds a paper by a record's anchor; ``describe`` gives a paper's text
+    for the anchor kept with its notes and tags. Returns what changed; see the module.
     """
     summary = ImportSummary(read=len(records))
-    choices: list[dict[str, str] | None] = [None]
 
     def home(record: dict, here: set[str]) -> str | None:
         """The id a record belongs to here: its own, or the paper its text matches."""
-        from rapidfuzz import fuzz, process
-
         if known(record["id"]) or record["id"] in here or not record.get("anchor"):
             return None
-        choices[0] = anchors() if choices[0] is None else choices[0]
-        best = process.extractOne(record["anchor"], choices[0], scorer=fuzz.ratio,
-                                  score_cutoff=REATTACH_MIN_RATIO)
-        return best[2] if best else None
+        return finder.find(record["anchor"])
 
     conn.execute("BEGIN IMMEDIATE")
     try:
@@ -207,7 +206,8 @@ def import_marks(conn: sqlite3.Connection, records: list, known: Callable[[str],
         for record in annotations:
             if _valid_annotation(record):
                 paper_id = home(record, annotated) or record["id"]
-                _merge_annotation(conn, batch, paper_id, record, summary)
+                if _merge_annotation(conn, batch, paper_id, record, summary):
+                    notes_db.keep_anchor(conn, paper_id, describe, record.get("anchor"))
         conn.execute("COMMIT")
     except BaseException:
         conn.execute("ROLLBACK")
@@ -238,8 +238,10 @@ def _valid_annotation(record: object) -> bool:
 
 
 def _merge_annotation(conn: sqlite3.Connection, batch: int, paper_id: str, record: dict,
-                      summary: ImportSummary) -> None:
-    """Merge one paper's note (the newer wins) and tags (union), logging undoable events."""
+                      summary: ImportSummary) -> bool:
+    """Merge one paper's note (the newer wins) and tags (union), logging undoable events;
+    True when something was written."""
+    before = summary.notes + summary.tags
     def log(kind: str, old: str, new: str, at: str) -> None:
         conn.execute("INSERT INTO mark_events(batch, at, kind, paper_id, old_status, new_status, "
                      "other) VALUES (?,?,?,?,?,?,?)", (batch, at, kind, paper_id, old, new,
@@ -262,6 +264,7 @@ def _merge_annotation(conn: sqlite3.Connection, batch: int, paper_id: str, recor
         if name and notes_db.write_tag(conn, paper_id, name, True, stamp):
             log("tag", "", name, stamp)
             summary.tags += 1
+    return summary.notes + summary.tags > before
 
 
 def _stamp_ok(stamp: str) -> bool:

@@ -14,7 +14,7 @@ import sqlite3
 import unicodedata
 from collections.abc import Iterable
 
-from db.marks import _next_batch, now
+from db.marks import Describe, _next_batch, now
 from db.models import LibraryError, MarkChange
 from db.text import clean, one_line
 
@@ -50,10 +50,13 @@ def note_of(conn: sqlite3.Connection, paper_id: str) -> str:
     return row[0] if row else ""
 
 
-def set_note(conn: sqlite3.Connection, paper_id: str, text: str) -> list[MarkChange]:
+def set_note(conn: sqlite3.Connection, paper_id: str, text: str,
+             describe: Describe | None = None) -> list[MarkChange]:
     """Replace the note of ``paper_id`` (an empty ``text`` deletes it); one undoable step.
 
-    Returns ``[MarkChange(paper_id, old, new, "note")]``, or ``[]`` when the note is unchanged.
+    ``describe`` (:data:`db.marks.Describe`) gives the paper's text, whose start is kept as its
+    anchor (:func:`keep_anchor`) so that the note follows an edit of the abstract. Returns
+    ``[MarkChange(paper_id, old, new, "note")]``, or ``[]`` when the note is unchanged.
     """
     text = note_text(text)
     stamp = now()
@@ -64,6 +67,8 @@ def set_note(conn: sqlite3.Connection, paper_id: str, text: str) -> list[MarkCha
             conn.execute("COMMIT")
             return []
         write_note(conn, paper_id, text, stamp)
+        if text:
+            keep_anchor(conn, paper_id, describe)
         conn.execute(
             "INSERT INTO mark_events(batch, at, kind, paper_id, old_status, new_status) "
             "VALUES (?,?,?,?,?,?)", (_next_batch(conn), stamp, "note", paper_id, old, text))
@@ -85,10 +90,11 @@ def write_note(conn: sqlite3.Connection, paper_id: str, text: str, stamp: str) -
 
 
 def change_tags(conn: sqlite3.Connection, ids: Iterable[str], tags: Iterable[str],
-                remove: bool = False) -> list[MarkChange]:
+                remove: bool = False, describe: Describe | None = None) -> list[MarkChange]:
     """Add ``tags`` to (or with ``remove`` take them from) every paper in ``ids``; one undoable
-    step. Returns one change per tag added or removed (tags already there, or already absent,
-    are left out). Raises :class:`LibraryError` for a tag that is no tag (:func:`tag_name`).
+    step (``describe``: as for :func:`set_note`). Returns one change per tag added or removed
+    (tags already there, or already absent, are left out). Raises :class:`LibraryError` for a
+    tag that is no tag (:func:`tag_name`).
     """
     names = list(dict.fromkeys(tag_name(t) for t in tags))
     changes: list[MarkChange] = []
@@ -105,6 +111,8 @@ def change_tags(conn: sqlite3.Connection, ids: Iterable[str], tags: Iterable[str
                         "new_status) VALUES (?,?,?,?,?,?)",
                         (batch, stamp, "tag", paper_id, old, new))
                     changes.append(MarkChange(paper_id, old, new, "tag"))
+                    if not remove:
+                        keep_anchor(conn, paper_id, describe)
         conn.execute("COMMIT")
     except BaseException:
         conn.execute("ROLLBACK")
@@ -138,11 +146,32 @@ def undo_event(conn: sqlite3.Connection, kind: str, paper_id: str, old: str, new
     return MarkChange(paper_id, "", old, "tag")
 
 
+def keep_anchor(conn: sqlite3.Connection, paper_id: str, describe: Describe | None,
+                text: str | None = None) -> None:
+    """Remember the start of the paper's text (:func:`db.marks.anchor`) and its label in
+    ``annotation_anchors``, inside the caller's transaction, so that a sync can move the note and
+    tags to the paper's new id when its abstract is edited (:func:`db.marks.reattach`), even
+    when the paper has no mark. ``text``: an anchor to keep when ``describe`` knows no paper
+    (an import's record); an anchor already kept is then left as it is."""
+    from db.marks import anchor
+
+    known = describe(paper_id) if describe else None
+    if known:
+        conn.execute("INSERT INTO annotation_anchors(paper_id, label, anchor) VALUES (?,?,?) "
+                     "ON CONFLICT(paper_id) DO UPDATE SET label=excluded.label, "
+                     "anchor=excluded.anchor", (paper_id, known[0], anchor(known[1])))
+    elif text:
+        conn.execute("INSERT OR IGNORE INTO annotation_anchors(paper_id, label, anchor) "
+                     "VALUES (?,?,?)", (paper_id, None, text))
+
+
 def move(conn: sqlite3.Connection, old_id: str, new_id: str) -> None:
     """Move the note and tags of ``old_id`` to ``new_id`` (a mark re-attached after an edit),
     inside the caller's transaction; what ``new_id`` has already is kept."""
     conn.execute("UPDATE OR IGNORE notes SET paper_id=? WHERE paper_id=?", (new_id, old_id))
     conn.execute("UPDATE OR IGNORE tags SET paper_id=? WHERE paper_id=?", (new_id, old_id))
+    conn.execute("UPDATE OR IGNORE annotation_anchors SET paper_id=? WHERE paper_id=?",
+                 (new_id, old_id))
 
 
 def annotations(conn: sqlite3.Connection, schema: str = "") -> list[dict]:

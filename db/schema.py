@@ -124,6 +124,13 @@ CREATE TABLE IF NOT EXISTS tags (
     PRIMARY KEY (paper_id, tag)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS tags_by_tag ON tags(tag);
+-- the start of the text of each paper with a note or tags (db.notes.keep_anchor), by which a
+-- sync moves them to the paper's new id after an edit of its abstract, as it moves marks
+CREATE TABLE IF NOT EXISTS annotation_anchors (
+    paper_id TEXT PRIMARY KEY,
+    label TEXT,                     -- the paper's name or headline, for people reading orphans
+    anchor TEXT NOT NULL            -- db.marks.anchor() of the abstract (or title)
+);
 """
 
 

@@ -250,3 +250,49 @@ def test_ascii_and_no_color_draw_no_colour_and_ascii_marks(tmp_path: Path, how: 
         assert colours and all(_grey(c) for c in colours), sorted(colours)
     finally:
         terminal.close()
+
+
+def _wait_gone(terminal: Terminal, text: str) -> None:
+    end = time.monotonic() + DEADLINE_S
+    while text in terminal.screen():
+        assert time.monotonic() < end, f"{text!r} stayed on the screen"
+        time.sleep(0.05)
+
+
+def test_ascii_draws_every_screen_in_ascii(tmp_path: Path) -> None:
+    """``papertray --ascii`` at 80x24: the main screen, a notification, the tag editor, the help
+    and the command palette hold no character outside ASCII except the abstracts' own text
+    (separators, the footer's bar, borders, scroll bars, key names and the palette's icon)."""
+    seeds, data = shipped_copy(tmp_path), tmp_path / "data"
+    allowed = {c for f in seeds.glob("*.txt") for c in f.read_text(encoding="utf-8")
+               if not c.isascii()}  # the abstracts' text is shown as it is
+
+    def drawn(screen: str) -> set[str]:
+        return {c for c in screen if not c.isascii() and c not in allowed}
+
+    terminal = Terminal(["env", "-u", "NO_COLOR", "TERM=xterm-256color", "LANG=C.UTF-8",
+                         *_papertray(), "--seeds", str(seeds), "--data-dir", str(data),
+                         "--ascii"])
+    try:
+        screens = {"main": terminal.wait_for("1/35")}
+        terminal.keys("t")
+        screens["marked"] = terminal.wait_for("> to-read 1")
+        terminal.keys("y")
+        screens["notification"] = terminal.wait_for("copied")
+        terminal.keys("#")
+        screens["tags"] = terminal.wait_for("Tags for")
+        terminal.keys("Escape")
+        _wait_gone(terminal, "Tags for")
+        terminal.keys("?")
+        screens["help"] = terminal.wait_for("papertray keys")
+        terminal.keys("Escape")
+        _wait_gone(terminal, "papertray keys")
+        terminal.keys("C-p")
+        screens["palette"] = terminal.wait_for("Search for commands...")
+        for name, screen in screens.items():
+            assert not drawn(screen), f"{name}: {sorted(drawn(screen))}\n{screen}"
+        assert "papertray | ICML 2025" in screens["main"]
+        assert "|^p palette" in screens["main"]
+        assert "j down" in screens["help"]
+    finally:
+        terminal.close()

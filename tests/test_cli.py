@@ -17,7 +17,8 @@ RESULT_KEYS = {"query", "effective_query", "notice", "total", "hits"}
 SYNC_KEYS = {"papers", "added", "removed", "changed", "reattached", "orphans", "seconds", "files",
              "notices"}
 FILE_KEYS = {"path", "status", "entries", "reason"}
-STATS_KEYS = {"papers", "entries", "files", "collections", "status", "orphan_marks", "problems"}
+STATS_KEYS = {"papers", "entries", "files", "collections", "status", "orphan_marks",
+              "orphan_annotations", "problems"}
 
 
 def _one_error_line(run, message: str) -> None:
@@ -160,7 +161,8 @@ def test_mark_list_undo_and_stats(run_cli):
     stats = run_cli("stats", "--json").json()
     assert stats == {
         "papers": 35, "entries": 38, "files": 2, "collections": {"ICML 2025": 35},
-        "status": {"new": 33, "to-read": 1, "read": 1}, "orphan_marks": 0, "problems": []}
+        "status": {"new": 33, "to-read": 1, "read": 1}, "orphan_marks": 0,
+        "orphan_annotations": 0, "problems": []}
     assert set(stats) == STATS_KEYS
 
     assert run_cli("undo", "--json").json() == {"changed": [
@@ -190,8 +192,24 @@ def test_orphans_command(run_cli, seeds_copy):
     orphans = run_cli("orphans", "--json").json()
     assert [{k: o[k] for k in ("status", "label")} for o in orphans] == [
         {"status": "read", "label": "Craftium"}]
-    assert set(orphans[0]) == {"id", "status", "updated_at", "label"}
+    assert set(orphans[0]) == {"id", "status", "updated_at", "label", "note", "tags"}
     assert run_cli("stats", "--json").json()["orphan_marks"] == 1
+
+
+def test_orphans_lists_notes_and_tags_whose_paper_is_gone(run_cli, seeds_copy):
+    run_cli("tag", "722b41c7", "moe", "later")  # Craftium: tagged, never marked
+    run_cli("note", "722b41c7", "ask", "about", "it")
+    (seeds_copy / FILE_B).unlink()
+    orphans = run_cli("orphans", "--json").json()
+    assert [{k: o[k] for k in ("status", "label", "note", "tags")} for o in orphans] == [
+        {"status": "new", "label": "Craftium", "note": "ask about it", "tags": ["later", "moe"]}]
+    text = run_cli("orphans").stdout.splitlines()
+    assert text[0] == "no orphan marks"
+    assert text[1].startswith("722b41c7  notes ")
+    assert text[1].endswith("Craftium  #later #moe note: ask about it")
+    stats = run_cli("stats", "--json").json()
+    assert (stats["orphan_marks"], stats["orphan_annotations"]) == (0, 1)
+    assert "orphan notes/tags: 1" in run_cli("stats").stdout.splitlines()
 
 
 def test_several_seed_paths_and_a_single_file(run_cli, seeds_copy, tmp_path):

@@ -9,7 +9,7 @@ import pytest
 
 from db import Library, LibraryError, MarkChange
 from db.notes import tag_name
-from tests.db_support import all_hits, ids
+from tests.db_support import FILE_A, all_hits, ids
 
 PARM, MENTOR, M3DT = "0412d482992496cb", "eb8c16cf3afbe389", "58f4bebc8eaa994b"
 
@@ -134,3 +134,72 @@ def test_a_note_is_matched_by_words_or_their_start_not_inside_a_word(library):
     library.set_note(MENTOR, "zorblyworld flarnish")
     assert ids(all_hits(library, "flarn")) == [MENTOR]  # the start of a word (typing)
     assert ids(all_hits(library, "yworld")) == []  # inside a word: no match
+
+
+def _edit_parm(seeds_copy) -> None:
+    """Fix a "typo" in PARM's abstract: its id changes, its text barely."""
+    seed = seeds_copy / FILE_A
+    text = seed.read_text(encoding="utf-8")
+    assert text.count("user preferences during inference") == 1
+    seed.write_text(text.replace("user preferences during inference",
+                                 "user preferences at inference"), encoding="utf-8")
+
+
+def _parm(lib: Library):
+    return lib.get(next(h for h in all_hits(lib) if h.name == "PARM").id)
+
+
+def test_notes_and_tags_of_an_unmarked_paper_follow_its_edited_abstract(library, seeds_copy):
+    library.set_note(PARM, "check the PBLoRA rank")
+    library.tag([PARM], ["moe"])
+    assert library.get(PARM).status == "new"
+    _edit_parm(seeds_copy)
+    report = library.sync()
+    assert (report.added, report.removed, report.reattached, report.orphans) == (1, 1, 1, 0)
+    moved = _parm(library)
+    assert moved.id != PARM
+    assert (moved.note, moved.tags) == ("check the PBLoRA rank", ("moe",))
+    assert library.orphan_annotations() == []
+    assert ids(all_hits(library, "tag:moe")) == [moved.id]
+    events = sqlite3.connect(library.paths.marks).execute(
+        "SELECT kind, paper_id, old_status, new_status, other FROM mark_events "
+        "ORDER BY seq DESC LIMIT 1").fetchall()
+    assert events == [("reattach", PARM, "", "", moved.id)]
+    # undo acts on the paper the tags moved to; the note written before them comes next
+    assert library.undo() == [MarkChange(moved.id, "moe", "", "tag")]
+    assert library.undo() == [MarkChange(moved.id, "check the PBLoRA rank", "", "note")]
+
+
+def test_notes_of_a_marks_file_without_anchors_follow_an_edit_too(seeds_copy, data_dir):
+    """Notes written by the previous version have no anchor: the next sync keeps one while the
+    paper is still there, and a later edit moves them."""
+    data_dir.mkdir()
+    conn = sqlite3.connect(data_dir / "marks.sqlite")
+    conn.executescript(_OLD_MARKS_DDL + """
+        CREATE TABLE notes (paper_id TEXT PRIMARY KEY, text TEXT NOT NULL,
+                            updated_at TEXT NOT NULL);
+        INSERT INTO notes VALUES ('0412d482992496cb', 'old note', '2026-01-01T00:00:00.000000Z');
+        DELETE FROM marks;""")
+    conn.close()
+    with Library([seeds_copy], data_dir) as lib:
+        lib.sync()
+        assert lib.get(PARM).note == "old note"
+        _edit_parm(seeds_copy)
+        assert lib.sync().reattached == 1
+        assert _parm(lib).note == "old note"
+
+
+def test_a_note_whose_paper_is_gone_is_an_orphan_and_comes_back(library, seeds_copy):
+    library.tag([PARM], ["moe"])
+    saved = (seeds_copy / FILE_A).read_bytes()
+    (seeds_copy / FILE_A).write_text("ICML 2025 Papers\n\nSomething else entirely, about cats.\n",
+                                     encoding="utf-8")
+    report = library.sync()
+    assert report.reattached == 0
+    assert [(o[0], o[2], o[4]) for o in library.orphan_annotations()] == [
+        (PARM, ("moe",), "PARM")]
+    assert library.stats()["orphan_annotations"] == 1
+    (seeds_copy / FILE_A).write_bytes(saved)
+    library.sync()
+    assert library.orphan_annotations() == []
+    assert library.get(PARM).tags == ("moe",)

@@ -26,8 +26,9 @@ from textual.worker import Worker, WorkerState
 
 from db.paths import DataPaths
 from db.text import one_line
+from tui.ascii import AsciiCommandPalette, install_scroll_bars, key_name
 from tui.commands import TriageCommands
-from tui.display import glyphs_for, wants_ascii
+from tui.display import ASCII_GLYPHS, glyphs_for, wants_ascii
 from tui.reader import WIDE_AT, ReaderTools
 from tui.screens import HelpScreen, key_help
 from tui.searching import SearchingApp
@@ -140,6 +141,10 @@ class PapertrayApp(ReaderTools, SearchingApp):
         self.seeds, self.data_dir, self.page_size = seeds, data_dir, page_size
         self.poll_seconds, self.debounce_seconds = poll_seconds, debounce_seconds
         self.glyphs = glyphs_for(wants_ascii() if ascii_only is None else ascii_only)
+        #: every character papertray and Textual draw is ASCII (the abstract's own text aside)
+        self.ascii_only = self.glyphs is ASCII_GLYPHS
+        if self.ascii_only:
+            install_scroll_bars()
         self.animation_level = "none"  # over SSH an animation is only more bytes to send
         self.lib = None
         self._syncing = False
@@ -178,11 +183,34 @@ class PapertrayApp(ReaderTools, SearchingApp):
         current = self.table.current_id
         return current is None or self._paper_shown == current
 
+    def get_key_display(self, binding: Binding) -> str:
+        """Textual's form of a key (``↓``), or its name (``down``) in an ASCII-only browser."""
+        shown = super().get_key_display(binding)
+        return key_name(shown, binding.key) if self.ascii_only else shown
+
+    def action_command_palette(self) -> None:
+        """The command palette (in ASCII characters when the browser is)."""
+        if not self.ascii_only:
+            super().action_command_palette()
+        elif self.use_command_palette and not AsciiCommandPalette.is_open(self):
+            self.push_screen(AsciiCommandPalette(id="--command-palette"))
+
+    def search_themes(self) -> None:
+        if not self.ascii_only:
+            super().search_themes()
+            return
+        from textual.theme import ThemeProvider
+
+        self.push_screen(AsciiCommandPalette(providers=[ThemeProvider],
+                                             placeholder="Search for themes..."))
+
     def on_mount(self) -> None:
         self.main_screen.set_class(self.no_color, "-no-color")
+        # every screen (help, prompts, the palette) draws its borders in ASCII (papertray.tcss)
+        self.set_class(self.ascii_only, "-ascii")
         self._restore_settings()
         self.table.focus()
-        self.panel.show_message(Text("opening the library…"))
+        self.panel.show_message(Text(f"opening the library{self.glyphs['more']}"))
         self.open_library()
         self.set_interval(self.poll_seconds, self._poll_seeds)
 
@@ -430,7 +458,7 @@ def make_app(seeds: list[str] | None = None, data_dir: str | None = None,
 def run_app(seeds: list[str] | None = None, data_dir: str | None = None,
             ascii_only: bool | None = None) -> None:
     """Run the browser in this terminal until the reader quits. ``ascii_only`` (``--ascii``):
-    no colour and ASCII marks, as under NO_COLOR; None decides from the terminal.
+    no colour and ASCII characters only, as under NO_COLOR; None decides from the terminal.
 
     SIGTERM, SIGHUP (the SSH connection dropped) and SIGINT end it the way ``q`` does: queued
     marks are written, the library is closed and the terminal is restored. A sync that was

@@ -88,7 +88,7 @@ pass_context = click.make_pass_decorator(Context)
               help="Keep index.sqlite and marks.sqlite in DIR. Default: $PAPERTRAY_DATA_DIR or "
                    "the platform's cache and data folders.")
 @click.option("--ascii", "ascii_only", is_flag=True,
-              help="The browser without colour and with ASCII marks (as NO_COLOR does).")
+              help="The browser without colour and in ASCII only (as NO_COLOR does).")
 @click.version_option(package_name="papertray")
 @click.pass_context
 def cli(ctx: click.Context, seeds: tuple[str, ...], data_dir: str | None,
@@ -286,6 +286,8 @@ def stats(obj: Context, as_json: bool) -> None:
     for label, n in data["collections"].items():
         click.echo(f"collection:   {one_line(label)} ({n})")
     click.echo(f"orphan marks: {data['orphan_marks']}")
+    if data["orphan_annotations"]:
+        click.echo(f"orphan notes/tags: {data['orphan_annotations']}")
     for p in data["problems"]:
         click.echo(f"problem:      {one_line(p['file'])}: {one_line(p['reason'] or '')}")
     click.echo(f"index:        {library.paths.index}")
@@ -296,16 +298,28 @@ def stats(obj: Context, as_json: bool) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print the orphans as JSON.")
 @pass_context
 def orphans(obj: Context, as_json: bool) -> None:
-    """Marks whose paper is no longer in any seed file (kept, never deleted)."""
-    rows = obj.open_library().orphans()
+    """Marks, notes and tags whose paper is no longer in any seed file (kept, never deleted)."""
+    library = obj.open_library()
+    rows = library.orphans()
+    annotated = library.orphan_annotations()
     if as_json:
-        _emit_json([{"id": r[0], "status": r[1], "updated_at": r[2], "label": r[3]}
-                    for r in rows])
+        found = {r[0]: {"id": r[0], "status": r[1], "updated_at": r[2], "label": r[3],
+                        "note": "", "tags": []} for r in rows}
+        for pid, note, tags, updated, label in annotated:
+            item = found.setdefault(pid, {"id": pid, "status": "new", "updated_at": updated,
+                                          "label": label})
+            item.update(note=note, tags=list(tags))
+        _emit_json(list(found.values()))
         return
     for pid, status, updated, label in rows:
         click.echo(f"{pid[:8]}  {status:<8} {updated[:19]}  {one_line(label or '')}")
     if not rows:
         click.echo("no orphan marks")
+    for pid, note, tags, updated, label in annotated:
+        what = " ".join(f"#{t}" for t in tags)
+        what = f"{what} note: {note}" if note and what else (f"note: {note}" if note else what)
+        click.echo(f"{pid[:8]}  {'notes':<8} {updated[:19]}  {one_line(label or '')}"
+                   f"{'  ' if label else ''}{one_line(what)}")
 
 
 register_marks(cli, pass_context)

@@ -19,10 +19,13 @@ from db.models import Paper
 from db.render import render_plain, render_segments
 from db.text import clean, one_line
 
-#: Mark glyphs: a status is a shape, never colour alone.
-GLYPHS = {"new": "·", "to-read": "»", "read": "✓"}
-#: The same for terminals or locales that cannot show them, and under NO_COLOR.
-ASCII_GLYPHS = {"new": ".", "to-read": ">", "read": "x"}
+#: Mark glyphs: a status is a shape, never colour alone; and the other characters papertray
+#: draws itself: ``sep`` between parts of a line, ``more`` for "still loading" or "cut here",
+#: ``none`` for a count not known yet.
+GLYPHS = {"new": "·", "to-read": "»", "read": "✓", "sep": " · ", "more": "…", "none": "–"}
+#: The same for terminals or locales that cannot show them, and under NO_COLOR and ``--ascii``.
+ASCII_GLYPHS = {"new": ".", "to-read": ">", "read": "x", "sep": " | ", "more": "...",
+                "none": "-"}
 
 _ASCII_TERMS = {"linux", "dumb", "vt100", "vt102", "vt220", "ansi", "cons25"}
 _SEGMENT_STYLES = {"": "", "b": "bold", "i": "italic", "bi": "bold italic"}
@@ -51,8 +54,16 @@ def glyphs_for(ascii_only: bool) -> dict[str, str]:
 
 
 def plain(text: str | None, style: str | Style = "") -> Text:
-    """One line of untrusted text as ``Text`` (whitespace folded, controls removed, no wrap)."""
-    return Text(one_line(text or ""), style=style, no_wrap=True, overflow="ellipsis", end="")
+    """One line of untrusted text as ``Text`` (whitespace folded, controls removed, no wrap;
+    cut with "…", or without a mark in an ASCII-only browser: Rich's ellipsis is not ASCII)."""
+    return Text(one_line(text or ""), style=style, no_wrap=True, overflow=_overflow(), end="")
+
+
+def _overflow() -> str:
+    from textual._context import active_app
+
+    app = active_app.get(None)
+    return "crop" if getattr(app, "ascii_only", False) else "ellipsis"
 
 
 #: Characters that must never sit in the search bar: C0/C1 controls (ESC, CR, LF, TAB...), DEL,
@@ -112,7 +123,7 @@ MAX_SHOWN_CHARS = 20_000
 
 
 def abstract_text(markup: str, terms: Sequence[str], highlight: str | Style,
-                  math: str | Style) -> Text:
+                  math: str | Style, more: str = "…") -> Text:
     """The abstract rendered by :func:`db.render.render_segments`, with matched words highlighted.
 
     Markdown emphasis becomes bold/italic, LaTeX becomes Unicode (in ``math`` style); paragraph
@@ -124,7 +135,7 @@ def abstract_text(markup: str, terms: Sequence[str], highlight: str | Style,
         base = _as_style(math) if code == "m" else _as_style(_SEGMENT_STYLES.get(code, ""))
         out.append_text(highlighted(clean(chunk), base, terms, highlight))
     if cut:
-        out.append(f" … [{len(markup) - MAX_SHOWN_CHARS:,} more characters: "
+        out.append(f" {more} [{len(markup) - MAX_SHOWN_CHARS:,} more characters: "
                    "`papertray show ID` prints them all]", style="italic")
     return out
 
@@ -152,7 +163,7 @@ def paper_text(paper: Paper, terms: Sequence[str], glyphs: Mapping[str, str],
         out.append_text(plain(", ".join(paper.authors)))
     venue = " ".join(str(v) for v in (paper.venue, paper.year) if v)
     sources = ", ".join(f"{s.file}:{s.position}" for s in paper.sources)
-    meta = " · ".join(part for part in (venue if venue != paper.collection else "",
+    meta = glyphs["sep"].join(part for part in (venue if venue != paper.collection else "",
                                         paper.collection, sources, paper.short_id) if part)
     out.append("\n")
     out.append_text(plain(meta, styles["meta"]))
@@ -168,7 +179,7 @@ def paper_text(paper: Paper, terms: Sequence[str], glyphs: Mapping[str, str],
     out.append("\n\n")
     if paper.abstract_markup:
         out.append_text(abstract_text(paper.abstract_markup, terms, styles["highlight"],
-                                      styles["math"]))
+                                      styles["math"], glyphs["more"]))
     else:
         out.append("(no abstract in the seed files)", styles["meta"])
     others = [u for u in paper.urls if u != paper.code_url]

@@ -105,7 +105,9 @@ class ReaderTools:
 
         self.push_screen(TextPrompt(
             "Note on", paper.label, paper.note,
-            "Enter or ctrl+s saves · Esc cancels · an empty note deletes it · u undoes"), save)
+            self.glyphs["sep"].lstrip().join((
+                "Enter or ctrl+s saves ", "Esc cancels ", "an empty note deletes it ",
+                "u undoes"))), save)
 
     def action_add_tags(self) -> None:
         """Tag the cursor paper (words separated by spaces; ``-name`` removes a tag)."""
@@ -127,7 +129,9 @@ class ReaderTools:
 
         self.push_screen(TextPrompt(
             "Tags for", paper.label, "",
-            f"now: {now} · words separated by spaces; -name removes · find with tag:name",
+            self.glyphs["sep"].lstrip().join((
+                f"now: {now} ", "words separated by spaces; -name removes ",
+                "find with tag:name")),
             placeholder="e.g. moe to-cite"), save)
 
     # -- copying -----------------------------------------------------------------------------

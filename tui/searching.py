@@ -155,7 +155,7 @@ class SearchingApp(LibraryWorkers, App[None]):
         if result.total:
             return None
         if not self.header.counts.get("all"):
-            return Text("building the index…" if self._syncing else
+            return Text(f"building the index{self.glyphs['more']}" if self._syncing else
                         "the library is empty: no seed file has an abstract (papertray --help "
                         "says where they are read from)", end="")
         status = "" if self.status_filter == "all" else self.status_filter
@@ -233,7 +233,8 @@ class SearchingApp(LibraryWorkers, App[None]):
             return
         self._paper_shown = message.paper_id
         if message.paper is None:
-            self.panel.show_message(Text("this paper left the library; syncing…"))
+            self.panel.show_message(
+                Text(f"this paper left the library; syncing{self.glyphs['more']}"))
             return
         paper = message.paper
         if paper.status != hit.status:  # the row knows best: a mark may be on its way to disk

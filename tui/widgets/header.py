@@ -58,8 +58,8 @@ class StatusHeader(Horizontal):
             several = len(self.collections) > 1
             labels = [f"{label} ({n})" if several else label
                       for label, n in self.collections.items()]
-            names.append(" · ")
-            names.append_text(plain(" · ".join(labels)))
+            names.append(self.glyphs["sep"])
+            names.append_text(plain(self.glyphs["sep"].join(labels)))
         self.query_one("#collections", Static).update(names)
         tabs = Text(end="", no_wrap=True, overflow="ellipsis")
         active = self.get_component_rich_style("header--active", partial=True)
@@ -69,7 +69,7 @@ class StatusHeader(Horizontal):
             count = self.counts.get(status)
             piece = Text(end="")
             piece.append(f" {key}", key_style)
-            piece.append(f" {label} {'–' if count is None else count} ")
+            piece.append(f" {label} {self.glyphs['none'] if count is None else count} ")
             if status == self.status_filter:
                 piece.stylize(active)
             tabs.append_text(piece)
