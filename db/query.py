@@ -167,7 +167,9 @@ def parse(text: str, typing: bool = False) -> Query:
             word = m.group(4)
             # an OR with no word before it to join ("OR", "OR graph") falls through to be the
             # plain word "or": an operator out of place is text, never an error, never ignored
-            if word == "OR" and _next_to_filter(pieces, i):
+            # (a second OR in a row is the word "or", joined by the first: "a OR OR has:code"
+            # must read as "a OR OR" does, plus the filter)
+            if word == "OR" and not pending_or and _next_to_filter(pieces, i):
                 q.notices.append("OR joins words, not filters: the filters all apply")
                 continue
             if word == "OR" and q.terms and not q.terms[-1].negated and not pending_or:

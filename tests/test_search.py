@@ -424,3 +424,13 @@ def test_initials_of_query_words_in_a_row_are_acronyms():
     found = [slot("mixture", 3.0), slot("of", 0.01), slot("sparse", 2.0), slot("experts", 2.5)]
     acronyms = rank._acronyms(found)
     assert acronyms["mse"] == 7.5 and "mose" not in acronyms
+
+
+def test_a_second_or_in_a_row_is_a_word_with_or_without_a_filter_after_it(shipped_library):
+    """Found by hypothesis: "multi-task OR OR has:code" read the second OR as a dangling operator
+    before the filter, so the filter changed which words were required."""
+    plain = shipped_library.search("multi-task OR OR")
+    filtered = shipped_library.search("multi-task OR OR has:code")
+    assert plain.effective_query == '"multi task" OR or'
+    assert filtered.effective_query == '"multi task" OR or has:code'
+    assert set(ids(filtered.hits)) <= set(ids(plain.hits))
