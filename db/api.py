@@ -429,14 +429,13 @@ class Library:
     def collections(self) -> dict[str, int]:
         """Collection label → number of papers, largest first.
 
-        Counted per first seed file (``papers.collection`` is that file's collection) from the
-        covering index ``papers_seed_order``: grouping the papers rows themselves reads the whole
-        table (87,000 abstracts: 40 ms against 5 ms).
+        A paper's collection is its record's venue and year, else its first seed file's (one
+        JSON file may hold many venues). Counted from the covering index ``papers_collection``:
+        grouping the papers rows themselves reads the whole table (87,000 abstracts: 40 ms).
         """
         return dict(self._index().execute(
-            "SELECT coalesce(f.collection, '') AS label, sum(c.n) FROM (SELECT first_file, "
-            "count(*) AS n FROM papers GROUP BY first_file) AS c LEFT JOIN files f "
-            "ON f.path = c.first_file GROUP BY label ORDER BY sum(c.n) DESC, label").fetchall())
+            "SELECT collection, count(*) FROM papers GROUP BY collection "
+            "ORDER BY count(*) DESC, collection").fetchall())
 
     @_recovering
     def orphans(self) -> list[tuple[str, str, str, str | None]]:

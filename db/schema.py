@@ -16,9 +16,10 @@ from db.models import LibraryError
 from db.paths import DataPaths, private_file
 
 #: Bump when the index's tables change; an index of another version is rebuilt from the seeds.
-INDEX_VERSION = 6  # 4: papers.body, the FTS column that splits CJK text (db.text.split_cjk)
+INDEX_VERSION = 7  # 4: papers.body, the FTS column that splits CJK text (db.text.split_cjk)
 #                    5: papers.abstract_source NULL when it equals papers.abstract
 #                    6: papers.authors/year/venue, sources.meta, the FTS column authors
+#                    7: the index papers_collection (a JSON file holds many venues)
 BUSY_TIMEOUT_MS = 10_000
 #: Bytes per page of the index. An abstract row is ~1.3 kB: 4 kB pages left a fifth of each
 #: ``papers`` page empty (10,000 abstracts: 3.1 of 16.5 MiB, dbstat), 16 kB pages a twentieth.
@@ -63,6 +64,7 @@ CREATE TABLE IF NOT EXISTS papers (
     first_pos INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS papers_seed_order ON papers(first_file, first_pos);
+CREATE INDEX IF NOT EXISTS papers_collection ON papers(collection);  -- Library.collections
 CREATE TABLE IF NOT EXISTS sources (
     file TEXT NOT NULL, position INTEGER NOT NULL, paper_id TEXT NOT NULL,
     meta TEXT,                      -- JSON fields of a structured seed's record (db.sync), or NULL

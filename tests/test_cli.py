@@ -185,6 +185,24 @@ def test_stats_text(run_cli, data_dir):
     ]
 
 
+def test_stats_counts_each_records_venue_and_names_the_ten_largest(run_cli, tmp_path):
+    """One JSON Lines file of many venues (as the public paper lists are): each record's venue
+    and year is its collection; the text names ten and sums the rest, --json has every one."""
+    import json
+
+    seeds = tmp_path / "venues"
+    seeds.mkdir()
+    records = [{"title": f"Paper {v} {i}", "venue": f"V{v:02d}", "year": 2020 + v % 3}
+               for v in range(12) for i in range(12 - v)]
+    (seeds / "papers.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    lines = run_cli("stats", seeds=seeds).stdout.splitlines()
+    named = [line for line in lines if line.startswith("collection:")]
+    assert named[:2] == ["collection:   V00 2020 (12)", "collection:   V01 2021 (11)"]
+    assert named[10:] == ["collection:   and 2 more, 3 papers (--json lists every one)"]
+    data = run_cli("stats", "--json", seeds=seeds).json()["collections"]
+    assert len(data) == 12 and data["V11 2022"] == 1 and sum(data.values()) == len(records)
+
+
 def test_orphans_command(run_cli, seeds_copy):
     assert run_cli("orphans", "--json").json() == []
     run_cli("mark", "722b41c7", "--read")

@@ -24,6 +24,7 @@ from tui.cli_export import register as register_export
 from tui.cli_marks import register as register_marks
 from tui.cli_reader import register as register_reader
 
+STATS_COLLECTIONS = 10  # collections `stats` names; a JSON file of many venues has hundreds
 GLYPHS = {"new": "·", "to-read": "»", "read": "✓"}
 ASCII_GLYPHS = {"new": ".", "to-read": ">", "read": "x"}
 STATUS_CHOICE = click.Choice(["new", "to-read", "read"])
@@ -283,8 +284,13 @@ def stats(obj: Context, as_json: bool) -> None:
     click.echo(f"papers:       {data['papers']} ({data['entries']} entries in {data['files']} "
                "files)")
     click.echo(f"status:       {s['new']} new, {s['to-read']} to-read, {s['read']} read")
-    for label, n in data["collections"].items():
+    collections = list(data["collections"].items())
+    for label, n in collections[:STATS_COLLECTIONS]:
         click.echo(f"collection:   {one_line(label)} ({n})")
+    if len(collections) > STATS_COLLECTIONS:
+        rest = collections[STATS_COLLECTIONS:]
+        click.echo(f"collection:   and {len(rest)} more, {sum(n for _, n in rest)} papers "
+                   "(--json lists every one)")
     click.echo(f"orphan marks: {data['orphan_marks']}")
     if data["orphan_annotations"]:
         click.echo(f"orphan notes/tags: {data['orphan_annotations']}")
