@@ -247,6 +247,16 @@ def test_a_prefix_finds_the_words_it_begins_though_the_index_holds_their_stems(
     assert set(ids(all_hits(shipped_library, typed + "*"))) == expected
 
 
+@pytest.mark.parametrize("excluded", ["-reinforcem*", "-reinforceme*", "-reinforcement*"])
+def test_an_excluded_prefix_drops_the_words_it_begins_as_the_prefix_finds_them(
+        shipped_library, excluded):
+    """"-reinforcem*" must drop exactly the papers "reinforcem*" finds: the prefix alone
+    matches no Porter stem ("reinforc"), so the exclusion, too, needs the words it begins."""
+    found = set(ids(all_hits(shipped_library, excluded[1:])))
+    assert found == _containing(r"\breinforcement")
+    assert set(ids(all_hits(shipped_library, excluded))) == set(SEED_ORDER) - found
+
+
 @pytest.mark.parametrize("typed", ["rl", "3d", "ai"])
 def test_a_word_of_two_letters_being_typed_is_a_word_not_a_prefix(shipped_library, typed):
     """A one- or two-letter prefix would match nearly every paper (and take the longest to
