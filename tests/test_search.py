@@ -257,6 +257,17 @@ def test_an_excluded_prefix_drops_the_words_it_begins_as_the_prefix_finds_them(
     assert set(ids(all_hits(shipped_library, excluded))) == set(SEED_ORDER) - found
 
 
+@pytest.mark.parametrize(("typed", "word"), [("minecraft diffusi", "diffusion"),
+                                              ("tensor reinforcem", "reinforcement")])
+def test_best_partial_matches_while_typing_include_the_words_the_prefix_begins(
+        shipped_library, typed, word):
+    """No paper has both words, so the best partial matches are ranked: the papers of the word
+    being typed are among them, though its Porter stem ("diffus") does not begin with it."""
+    result = shipped_library.search(typed, typing=True, limit=100)
+    assert "partial matches" in result.notice
+    assert set(ids(all_hits(shipped_library, word))) <= set(ids(result.hits))
+
+
 @pytest.mark.parametrize("typed", ["rl", "3d", "ai"])
 def test_a_word_of_two_letters_being_typed_is_a_word_not_a_prefix(shipped_library, typed):
     """A one- or two-letter prefix would match nearly every paper (and take the longest to
