@@ -496,3 +496,23 @@ async def test_an_unusable_data_dir_is_a_message_not_a_crash(tmp_path: Path) -> 
         await pilot.press("j", "t", "slash", "x", "escape", "u", "2")
         await pilot.press("q")
     assert app.return_code == 0
+
+
+async def test_ascii_search_notices_are_ascii(tmp_path: Path) -> None:
+    """``--ascii``: the search bar's notices ("corrected reinforcment → reinforcement", "papers
+    like X (by a, b…)") come from the library in Unicode; the browser shows them in ASCII."""
+    app = app_on(shipped_copy(tmp_path), tmp_path / "data", ascii_only=True)
+    status = None
+    async with app.run_test(size=(200, 24)) as pilot:
+        await settle(pilot)
+        status = app.query_one("#search-status", Static)
+        await pilot.press("slash")
+        await type_text(pilot, "reinforcment lerning ")
+        await wait_for(pilot, lambda: "corrected" in status.content.plain, "the correction")
+        shown = status.content.plain
+        assert "corrected reinforcment -> reinforcement, lerning -> learning" in shown
+        assert shown.isascii()
+        await pilot.press("escape", "s")
+        await wait_for(pilot, lambda: "papers like" in status.content.plain, "similar papers")
+        await settle(pilot)
+        assert status.content.plain.isascii(), status.content.plain

@@ -48,6 +48,17 @@ def wants_ascii(environ: Mapping[str, str] | None = None) -> bool:
     return False
 
 
+#: The library's own punctuation in its notices ("corrected a → b", "by x, y…"), in ASCII.
+_ASCII_PUNCTUATION = str.maketrans({"→": "->", "…": "...", "—": "-", "–": "-", "·": "|",
+                                    "«": '"', "»": '"', "‘": "'", "’": "'", "“": '"', "”": '"'})
+
+
+def said(text: str, ascii_only: bool) -> str:
+    """A message of the library or the browser as shown: in an ASCII-only browser its arrows,
+    ellipses and dashes in ASCII (``->``, ``...``, ``-``)."""
+    return text.translate(_ASCII_PUNCTUATION) if ascii_only else text
+
+
 def glyphs_for(ascii_only: bool) -> dict[str, str]:
     """The glyph table to use: :data:`ASCII_GLYPHS` or :data:`GLYPHS`."""
     return ASCII_GLYPHS if ascii_only else GLYPHS
