@@ -247,6 +247,17 @@ def test_a_prefix_finds_the_words_it_begins_though_the_index_holds_their_stems(
     assert set(ids(all_hits(shipped_library, typed + "*"))) == expected
 
 
+@pytest.mark.parametrize("typed", ["multi-objecti", "multi-objectiv", "multi-objective"])
+def test_a_hyphenated_word_being_typed_finds_the_words_its_last_part_begins(shipped_library, typed):
+    """"multi-objectiv" is the phrase "multi objectiv" with its last word a prefix: the index
+    holds "object" (the Porter stem of "objective"), which "objectiv" does not begin, so the
+    phrase also matches the whole words that last part begins, as a single word does."""
+    expected = set(ids(all_hits(shipped_library, "multi-objective")))
+    assert expected == _containing(r"\bmulti-objective")
+    assert set(ids(all_hits(shipped_library, typed, typing=True))) == expected
+    assert set(ids(all_hits(shipped_library, "-" + typed + "*"))) == set(SEED_ORDER) - expected
+
+
 @pytest.mark.parametrize("excluded", ["-reinforcem*", "-reinforceme*", "-reinforcement*"])
 def test_an_excluded_prefix_drops_the_words_it_begins_as_the_prefix_finds_them(
         shipped_library, excluded):
