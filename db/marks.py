@@ -186,9 +186,15 @@ def reattach(conn: sqlite3.Connection, orphan_ids: list[str], finder: Finder) ->
             if not new_id:
                 continue
             finder.take(new_id)
+            # the mark, note and tags remember the text they moved to: the next small edit is
+            # measured from it, not from the text they were first written for
+            now_anchor = finder.anchor(new_id)
             if status:
-                conn.execute("UPDATE marks SET paper_id=? WHERE paper_id=?", (new_id, old_id))
+                conn.execute("UPDATE marks SET paper_id=?, anchor=coalesce(?, anchor) "
+                             "WHERE paper_id=?", (new_id, now_anchor, old_id))
             notes.move(conn, old_id, new_id)
+            conn.execute("UPDATE annotation_anchors SET anchor=coalesce(?, anchor) "
+                         "WHERE paper_id=?", (now_anchor, new_id))
             conn.execute(
                 "INSERT INTO mark_events(batch, at, kind, paper_id, old_status, new_status, "
                 "other) VALUES (?,?,?,?,?,?,?)",

@@ -110,9 +110,20 @@ def _export_annotations(index: sqlite3.Connection) -> list[dict]:
         paper = index.execute("SELECT title, coalesce(name, headline), coalesce(nullif("
                               "abstract, ''), title) FROM papers WHERE id=?",
                               (item["id"],)).fetchone()
-        title, label, text = paper or (None, None, None)
-        found.append({**item, "title": title, "label": label,
-                      "anchor": anchor(text) if text else None})
+        if paper:
+            title, label, text = paper
+            found.append({**item, "title": title, "label": label,
+                          "anchor": anchor(text) if text else None})
+            continue
+        # an orphan: the text kept when the note or tags were written (or the mark's) still
+        # finds the paper on a machine that has it, maybe under another id
+        kept = index.execute(
+            "SELECT x.label, x.anchor FROM m.annotation_anchors x WHERE x.paper_id = ?1 "
+            "UNION ALL SELECT k.label, k.anchor FROM m.marks k WHERE k.paper_id = ?1",
+            (item["id"],)).fetchall()
+        label = next((r[0] for r in kept if r[0]), None)
+        text = next((r[1] for r in kept if r[1]), None)
+        found.append({**item, "title": None, "label": label, "anchor": text})
     return found
 
 

@@ -41,16 +41,17 @@ class Term:
     negated: bool = False
     or_group: int = 0  # terms joined by OR share a group number; 0 = not in a group
     variants: tuple[str, ...] = ()  # other spellings of a one-token term (typo corrections)
-    completions: tuple[str, ...] = ()  # whole words a one-token prefix stands for (db.search)
+    completions: tuple[str, ...] = ()  # whole words a prefix's last token stands for (db.search)
 
     def fts(self) -> str:
         if self.variants:
             return "(" + " OR ".join(f'"{t}"' for t in (*self.tokens, *self.variants)) + ")"
         if self.completions:
             # the index holds Porter stems: "diffusi"* finds no "diffus" (diffusion), the word
-            # "diffusion" does
-            return ("(" + f'"{self.tokens[0]}"*' + "".join(f' OR "{t}"' for t in self.completions)
-                    + ")")
+            # "diffusion" does; in a phrase ("multi objectiv"*) the same holds for its last word
+            lead = "".join(t + " " for t in self.tokens[:-1])
+            return ("(" + f'"{lead}{self.tokens[-1]}"*'
+                    + "".join(f' OR "{lead}{t}"' for t in self.completions) + ")")
         return '"' + " ".join(self.tokens) + '"' + ("*" if self.prefix else "")
 
     def text(self) -> str:

@@ -81,7 +81,10 @@ def slots(conn: sqlite3.Connection, q: Query) -> list[Slot]:
                 found = conn.execute("SELECT coalesce(sum(df), 0) FROM (SELECT df FROM vocab "
                                      "WHERE term >= ? AND term < ? LIMIT 50)",
                                      (tok, tok + "\U0010ffff")).fetchone()[0]
-                out.append(Slot(frozenset(), tok, found, f'"{tok}"*', word=tok))
+                # a prefix also matches the words it begins (Term.completions): the index
+                # holds their stems, which "diffusi"* does not begin ("diffus")
+                fts = "(" + " OR ".join((f'"{tok}"*', *(f'"{w}"' for w in term.completions))) + ")"
+                out.append(Slot(frozenset(), tok, found, fts, word=tok))
             else:
                 out.append(Slot(frozenset({stem(tok)}), "", df.get(tok, 0), f'"{tok}"',
                                 word=tok))

@@ -50,6 +50,14 @@ class Finder:
         """``paper_id`` has been given an orphan: it is not offered again."""
         self.taken.add(paper_id)
 
+    def anchor(self, paper_id: str) -> str | None:
+        """The anchor of paper ``paper_id`` as found (what a mark moved to it remembers now)."""
+        if self.pool is not None and paper_id in self.pool:
+            return self.pool[paper_id]
+        row = self.index.execute("SELECT coalesce(nullif(abstract, ''), title) FROM papers "
+                                 "WHERE id=?", (paper_id,)).fetchone()
+        return self.anchor_of(row[0]) if row and row[0] else None
+
     def find(self, anchor: str) -> str | None:
         """The id of the paper whose anchor matches ``anchor`` best (ratio >= the minimum), or
         None."""

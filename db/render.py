@@ -42,23 +42,31 @@ _TOKEN_RE = re.compile(
 _CMD_STYLE = {"textit": "i", "emph": "i", "textbf": "b", "textsc": "", "texttt": "", "text": ""}
 
 
-def render_segments(text: str) -> list[Segment]:
+def render_segments(text: str, ascii_only: bool = False) -> list[Segment]:
     """Split ``text`` into styled runs: Markdown emphasis to bold/italic, LaTeX to Unicode.
 
     Returns a list of ``(text, style)`` with adjacent runs of one style merged. Never raises;
-    whatever cannot be rendered is kept as its source text.
+    whatever cannot be rendered is kept as its source text. With ``ascii_only`` (a terminal
+    that shows ASCII only) a LaTeX span whose rendering is not ASCII ("$\\mathcal{G}$" is "𝒢")
+    is kept as its source too.
     """
     out: list[Segment] = []
-    _render_into(text, "", out, depth=0)
+    _render_into(text, "", out, depth=0, ascii_only=ascii_only)
     return _merge(out)
 
 
-def render_plain(text: str) -> str:
+def render_plain(text: str, ascii_only: bool = False) -> str:
     """``text`` rendered to plain Unicode (emphasis markers dropped, LaTeX converted)."""
-    return "".join(t for t, _ in render_segments(text))
+    return "".join(t for t, _ in render_segments(text, ascii_only))
 
 
-def _render_into(text: str, style: str, out: list[Segment], depth: int) -> None:
+def _latex(source: str, ascii_only: bool) -> str:
+    text = latex_to_unicode(source)
+    return source if ascii_only and not text.isascii() else text
+
+
+def _render_into(text: str, style: str, out: list[Segment], depth: int,
+                 ascii_only: bool = False) -> None:
     pos = 0
     for m in _TOKEN_RE.finditer(text):
         if m.start() > pos:
@@ -66,16 +74,16 @@ def _render_into(text: str, style: str, out: list[Segment], depth: int) -> None:
         pos = m.end()
         kind = _kind(m)
         if kind == "bold" and depth < 4:
-            _render_into(m.group("bold_body"), _add(style, "b"), out, depth + 1)
+            _render_into(m.group("bold_body"), _add(style, "b"), out, depth + 1, ascii_only)
         elif kind == "ital" and depth < 4:
-            _render_into(m.group("ital_body"), _add(style, "i"), out, depth + 1)
+            _render_into(m.group("ital_body"), _add(style, "i"), out, depth + 1, ascii_only)
         elif kind == "cmd" and m.group("cmd_name") in _CMD_STYLE:
             inner_style = _add(style, _CMD_STYLE[m.group("cmd_name")])
-            _render_into(m.group("cmd_body"), inner_style, out, depth + 1)
+            _render_into(m.group("cmd_body"), inner_style, out, depth + 1, ascii_only)
         elif kind in ("math", "paren", "cmd"):
-            out.append((latex_to_unicode(m.group(0)), _add(style, "m")))
+            out.append((_latex(m.group(0), ascii_only), _add(style, "m")))
         elif kind == "macro":
-            out.append((latex_to_unicode(m.group(0)), style))
+            out.append((_latex(m.group(0), ascii_only), style))
         elif kind == "escape":
             out.append((m.group(0)[1], style))
         else:

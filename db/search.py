@@ -119,12 +119,14 @@ COMPLETIONS = 8
 def _complete(conn: sqlite3.Connection, q: Query) -> None:
     """Give each one-word prefix of ``q`` the most frequent index words it begins whose stem it
     does not begin ("reinforcement" for "reinforcem": the index holds "reinforc"). Words the
-    prefix matches anyway are left out: a second match would count twice in bm25."""
+    prefix matches anyway are left out: a second match would count twice in bm25. An excluded
+    prefix gets them too: "-reinforcem*" drops the papers "reinforcem*" finds; and so does the
+    last word of a phrase being typed ("multi-objectiv": "objective", stem "object")."""
     from db.match import stem
 
-    for term in q.positive:
-        if term.prefix and len(term.tokens) == 1 and not term.variants:
-            tok = term.tokens[0]
+    for term in q.terms:
+        if term.prefix and term.tokens and not term.variants:
+            tok = term.tokens[-1]
             words = conn.execute("SELECT term FROM vocab WHERE term > ? AND term < ? "
                                  "ORDER BY df DESC LIMIT ?", (tok, tok + "\U0010ffff", 50))
             term.completions = tuple(

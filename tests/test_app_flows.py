@@ -496,3 +496,47 @@ async def test_an_unusable_data_dir_is_a_message_not_a_crash(tmp_path: Path) -> 
         await pilot.press("j", "t", "slash", "x", "escape", "u", "2")
         await pilot.press("q")
     assert app.return_code == 0
+
+
+async def test_ascii_search_notices_are_ascii(tmp_path: Path) -> None:
+    """``--ascii``: the search bar's notices ("corrected reinforcment → reinforcement", "papers
+    like X (by a, b…)") come from the library in Unicode; the browser shows them in ASCII."""
+    app = app_on(shipped_copy(tmp_path), tmp_path / "data", ascii_only=True)
+    status = None
+    async with app.run_test(size=(200, 24)) as pilot:
+        await settle(pilot)
+        status = app.query_one("#search-status", Static)
+        await pilot.press("slash")
+        await type_text(pilot, "reinforcment lerning ")
+        await wait_for(pilot, lambda: "corrected" in status.content.plain, "the correction")
+        shown = status.content.plain
+        assert "corrected reinforcment -> reinforcement, lerning -> learning" in shown
+        assert shown.isascii()
+        await pilot.press("escape", "s")
+        await wait_for(pilot, lambda: "papers like" in status.content.plain, "similar papers")
+        await settle(pilot)
+        assert status.content.plain.isascii(), status.content.plain
+
+
+async def test_ascii_shows_latex_it_cannot_render_in_ascii_as_its_source(tmp_path: Path) -> None:
+    """``--ascii``: "$\\mathcal{G}$ over $\\mathbb{R}^n$" renders to "𝒢 over ℝ^n", which the
+    console that wanted ASCII cannot show: the table and the panel keep such LaTeX as written
+    (a span whose rendering is ASCII, like "\\textit{in vivo}", is still rendered)."""
+    seeds = copy_files(tmp_path / "seeds", [ODD_SEEDS / "latex.txt"])
+    app = app_on(seeds, tmp_path / "data", ascii_only=True)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(pilot)
+        body = app.query_one("#abstract-body", Static)
+        await wait_for(pilot, lambda: "graph" in body.content.plain, "the abstract")
+        shown = body.content.plain
+        assert shown.isascii(), shown
+        assert "On a graph $\\mathcal{G}$ over $\\mathbb{R}^n$ we prove" in shown
+        assert "in vivo and in silico" in shown
+        cells = app.table.get_row(app.table.current_id)
+        assert all(cell.plain.isascii() for cell in cells), cells
+    unicode_app = app_on(seeds, tmp_path / "data", ascii_only=False)
+    async with unicode_app.run_test(size=(120, 30)) as pilot:
+        await settle(pilot)
+        body = unicode_app.query_one("#abstract-body", Static)
+        await wait_for(pilot, lambda: "graph" in body.content.plain, "the abstract")
+        assert "On a graph 𝒢 over ℝ^n" in body.content.plain

@@ -292,3 +292,27 @@ def test_a_sync_compares_orphan_marks_with_a_few_new_papers_only(tmp_path, monke
         assert (report.added, report.reattached, report.orphans) == (1200, 0, 2)
         assert len(lib.orphan_annotations()) == 1
         assert len(compared) <= 50 * 3
+
+
+def test_an_orphan_note_travels_with_its_text_and_finds_its_paper_elsewhere(two_machines):
+    """The laptop's seed file with PARM is gone: its note and tags are orphans, their text kept
+    in ``annotation_anchors``. Exported, they still carry that text, so the server (where PARM
+    has its other id after a typo fix) re-attaches them by it, and so does the server's export."""
+    laptop, server = two_machines
+    laptop.set_note(PARM, "key paper")
+    laptop.tag([PARM], ["moe"])
+    seed = laptop.seed_paths[0] / "000_cd03ecd68f8352ab.txt"
+    seed.unlink()
+    laptop.sync()
+    assert [o[0] for o in laptop.orphan_annotations()] == [PARM]
+    [record] = laptop.export_marks()["annotations"]
+    assert (record["label"], record["anchor"][:20]) == ("PARM", "multi-objective test")
+    edited = server.seed_paths[0] / "000_cd03ecd68f8352ab.txt"
+    edited.write_text(edited.read_text(encoding="utf-8").replace(
+        "keeping LLMs frozen", "keeping the LLMs frozen"), encoding="utf-8")
+    server.sync()
+    moved = server.search('"keeping the LLMs frozen"').hits[0].id
+    summary = server.import_marks(json.dumps(laptop.export_marks()).encode())
+    assert summary.notes == 1
+    assert (server.get(moved).note, server.get(moved).tags) == ("key paper", ("moe",))
+    assert server.orphan_annotations() == []

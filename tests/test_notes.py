@@ -203,3 +203,42 @@ def test_a_note_whose_paper_is_gone_is_an_orphan_and_comes_back(library, seeds_c
     library.sync()
     assert library.orphan_annotations() == []
     assert library.get(PARM).tags == ("moe",)
+
+
+def test_marks_notes_and_tags_follow_one_small_edit_after_another(library, seeds_copy):
+    """Each sync sees one small edit (a ratio above 90 to the text before it), though the text
+    drifts away from the first one: a re-attached mark, note or tag then remembers the text it
+    moved to, not the text it was first written for."""
+    from rapidfuzz import fuzz
+
+    from db.marks import anchor
+
+    library.set_status([PARM], "read")
+    library.set_note(MENTOR, "good baseline")
+    library.tag([MENTOR], ["moe"])
+    seed = seeds_copy / FILE_A
+    first = {pid: anchor(library.get(pid).abstract_source) for pid in (PARM, MENTOR)}
+    words = {pid: library.get(pid).abstract_source.split()[:150] for pid in (PARM, MENTOR)}
+    previous = dict(first)
+    for step in range(4):
+        text = seed.read_text(encoding="utf-8")
+        for pid, old in words.items():
+            new = list(old)
+            new[step * 6:step * 6 + 6] = ["qqqqqqq"] * 6
+            assert text.count(" ".join(old)) == 1
+            text = text.replace(" ".join(old), " ".join(new))
+            words[pid] = new
+        seed.write_text(text, encoding="utf-8")
+        report = library.sync()
+        assert (report.reattached, report.orphans) == (2, 0), step
+        assert library.orphan_annotations() == []
+        read = ids(all_hits(library, "is:read"))
+        noted = ids(all_hits(library, "tag:moe"))
+        assert len(read) == len(noted) == 1
+        now = {PARM: anchor(library.get(read[0]).abstract_source),
+               MENTOR: anchor(library.get(noted[0]).abstract_source)}
+        assert all(fuzz.ratio(previous[p], now[p]) >= 90 for p in now)
+        previous = now
+        assert library.get(noted[0]).note == "good baseline"
+    # the last text is no longer near the first: only remembering each step kept them
+    assert any(fuzz.ratio(first[p], previous[p]) < 90 for p in first)

@@ -247,6 +247,38 @@ def test_a_prefix_finds_the_words_it_begins_though_the_index_holds_their_stems(
     assert set(ids(all_hits(shipped_library, typed + "*"))) == expected
 
 
+@pytest.mark.parametrize("typed", ["multi-objecti", "multi-objectiv", "multi-objective"])
+def test_a_hyphenated_word_being_typed_finds_the_words_its_last_part_begins(shipped_library, typed):
+    """"multi-objectiv" is the phrase "multi objectiv" with its last word a prefix: the index
+    holds "object" (the Porter stem of "objective"), which "objectiv" does not begin, so the
+    phrase also matches the whole words that last part begins, as a single word does."""
+    expected = set(ids(all_hits(shipped_library, "multi-objective")))
+    assert expected == _containing(r"\bmulti-objective")
+    assert set(ids(all_hits(shipped_library, typed, typing=True))) == expected
+    assert set(ids(all_hits(shipped_library, "-" + typed + "*"))) == set(SEED_ORDER) - expected
+
+
+@pytest.mark.parametrize("excluded", ["-reinforcem*", "-reinforceme*", "-reinforcement*"])
+def test_an_excluded_prefix_drops_the_words_it_begins_as_the_prefix_finds_them(
+        shipped_library, excluded):
+    """"-reinforcem*" must drop exactly the papers "reinforcem*" finds: the prefix alone
+    matches no Porter stem ("reinforc"), so the exclusion, too, needs the words it begins."""
+    found = set(ids(all_hits(shipped_library, excluded[1:])))
+    assert found == _containing(r"\breinforcement")
+    assert set(ids(all_hits(shipped_library, excluded))) == set(SEED_ORDER) - found
+
+
+@pytest.mark.parametrize(("typed", "word"), [("minecraft diffusi", "diffusion"),
+                                              ("tensor reinforcem", "reinforcement")])
+def test_best_partial_matches_while_typing_include_the_words_the_prefix_begins(
+        shipped_library, typed, word):
+    """No paper has both words, so the best partial matches are ranked: the papers of the word
+    being typed are among them, though its Porter stem ("diffus") does not begin with it."""
+    result = shipped_library.search(typed, typing=True, limit=100)
+    assert "partial matches" in result.notice
+    assert set(ids(all_hits(shipped_library, word))) <= set(ids(result.hits))
+
+
 @pytest.mark.parametrize("typed", ["rl", "3d", "ai"])
 def test_a_word_of_two_letters_being_typed_is_a_word_not_a_prefix(shipped_library, typed):
     """A one- or two-letter prefix would match nearly every paper (and take the longest to

@@ -28,7 +28,7 @@ from db.paths import DataPaths
 from db.text import one_line
 from tui.ascii import AsciiCommandPalette, install_scroll_bars, key_name
 from tui.commands import TriageCommands
-from tui.display import ASCII_GLYPHS, glyphs_for, wants_ascii
+from tui.display import ASCII_GLYPHS, glyphs_for, said, wants_ascii
 from tui.reader import WIDE_AT, ReaderTools
 from tui.screens import HelpScreen, key_help
 from tui.searching import SearchingApp
@@ -182,6 +182,10 @@ class PapertrayApp(ReaderTools, SearchingApp):
             return False
         current = self.table.current_id
         return current is None or self._paper_shown == current
+
+    def notify(self, message: str, *args, **kwargs) -> None:
+        """Textual's notification; in ASCII only when the browser is (:func:`said`)."""
+        super().notify(said(message, self.ascii_only), *args, **kwargs)
 
     def get_key_display(self, binding: Binding) -> str:
         """Textual's form of a key (``↓``), or its name (``down``) in an ASCII-only browser."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+import unicodedata
 from collections.abc import Mapping, Sequence
 
 from rich.style import Style
@@ -46,6 +47,23 @@ def wants_ascii(environ: Mapping[str, str] | None = None) -> bool:
         if value:
             return "utf8" not in value.lower().replace("-", "")
     return False
+
+
+#: The library's own punctuation in its notices ("corrected a → b", "by x, y…"), in ASCII.
+_ASCII_PUNCTUATION = str.maketrans({"→": "->", "…": "...", "—": "-", "–": "-", "·": "|",
+                                    "«": '"', "»": '"', "‘": "'", "’": "'", "“": '"', "”": '"'})
+
+
+def said(text: str, ascii_only: bool) -> str:
+    """A message of the library or the browser as shown: in an ASCII-only browser its arrows,
+    ellipses and dashes in ASCII (``->``, ``...``, ``-``)."""
+    return text.translate(_ASCII_PUNCTUATION) if ascii_only else text
+
+
+def ascii_headline(headline: str) -> str:
+    """A headline (rendered by the library, LaTeX and all) for an ASCII-only browser: math
+    letters as letters ("𝒢" is "G", "ℝ" is "R") and the library's punctuation in ASCII."""
+    return said(unicodedata.normalize("NFKC", headline), True)
 
 
 def glyphs_for(ascii_only: bool) -> dict[str, str]:
@@ -123,15 +141,16 @@ MAX_SHOWN_CHARS = 20_000
 
 
 def abstract_text(markup: str, terms: Sequence[str], highlight: str | Style,
-                  math: str | Style, more: str = "…") -> Text:
+                  math: str | Style, more: str = "…", ascii_only: bool = False) -> Text:
     """The abstract rendered by :func:`db.render.render_segments`, with matched words highlighted.
 
     Markdown emphasis becomes bold/italic, LaTeX becomes Unicode (in ``math`` style); paragraph
-    breaks are kept, other line breaks become spaces.
+    breaks are kept, other line breaks become spaces. With ``ascii_only``, LaTeX whose Unicode
+    is not ASCII stays as written (:func:`db.render.render_segments`).
     """
     out = Text(end="")
     cut = len(markup) > MAX_SHOWN_CHARS
-    for chunk, code in render_segments(markup[:MAX_SHOWN_CHARS] if cut else markup):
+    for chunk, code in render_segments(markup[:MAX_SHOWN_CHARS] if cut else markup, ascii_only):
         base = _as_style(math) if code == "m" else _as_style(_SEGMENT_STYLES.get(code, ""))
         out.append_text(highlighted(clean(chunk), base, terms, highlight))
     if cut:
@@ -151,7 +170,8 @@ def paper_text(paper: Paper, terms: Sequence[str], glyphs: Mapping[str, str],
     status to a style. The reader's tags and note come under the links, above the abstract.
     """
     out = Text(end="")
-    label = render_plain(paper.title) if paper.title else paper.name or paper.short_id
+    ascii_only = glyphs is ASCII_GLYPHS
+    label = render_plain(paper.title, ascii_only) if paper.title else paper.name or paper.short_id
     out.append_text(plain(label, styles["label"]))
     out.append("  ")
     out.append_text(status_text(paper.status, glyphs, styles.get(paper.status, "")))
@@ -179,7 +199,7 @@ def paper_text(paper: Paper, terms: Sequence[str], glyphs: Mapping[str, str],
     out.append("\n\n")
     if paper.abstract_markup:
         out.append_text(abstract_text(paper.abstract_markup, terms, styles["highlight"],
-                                      styles["math"], glyphs["more"]))
+                                      styles["math"], glyphs["more"], ascii_only))
     else:
         out.append("(no abstract in the seed files)", styles["meta"])
     others = [u for u in paper.urls if u != paper.code_url]

@@ -20,6 +20,7 @@ from textual.widgets import DataTable
 
 from db.models import SearchResult
 from db.text import one_line
+from tui.display import said
 from tui.widgets import AbstractPanel, ResultsPane, ResultsTable, SearchBar, StatusHeader
 from tui.workers import LibraryWorkers, NoNewPaper, PageLoaded, PaperLoaded
 
@@ -176,7 +177,8 @@ class SearchingApp(LibraryWorkers, App[None]):
             else:
                 status.append("0/0")
             if result.notice:
-                status.append("  " + one_line(result.notice), "italic")
+                notice = said(one_line(result.notice), getattr(self, "ascii_only", False))
+                status.append("  " + notice, "italic")
         self.search_bar.show_status(status)
 
     # -- filters and jumps -------------------------------------------------------------------

@@ -17,7 +17,7 @@ from textual.widgets import DataTable, Static
 
 from db.models import Hit
 from db.render import render_plain
-from tui.display import plain
+from tui.display import ASCII_GLYPHS, ascii_headline, plain
 
 #: A ``focus`` for :meth:`ResultsTable.show_hits`: the paper under the cursor when the window
 #: arrives (not when it was asked for: the reader may have moved meanwhile).
@@ -258,7 +258,9 @@ class ResultsTable(DataTable, inherit_bindings=False):
             name = plain(hit.name, self._style("name"))
         else:
             name = plain(hit.short_id, self._style("id"))
-        headline = plain(render_plain(hit.title) if hit.title else hit.headline)
+        ascii_only = self.glyphs is ASCII_GLYPHS
+        headline = plain(render_plain(hit.title, ascii_only) if hit.title else
+                         ascii_headline(hit.headline) if ascii_only else hit.headline)
         if not self._widths[1]:
             return self._mark_cell(hit.status), name, headline
         return (self._mark_cell(hit.status), name, plain(_tags_text(hit), self._style("tags")),
