@@ -25,7 +25,7 @@ from db import sync as sync_db
 from db.backup import maybe_backup
 from db.models import STATUSES, LibraryError, MarkChange, Paper, SearchResult, SyncReport
 from db.paths import DataPaths
-from db.schema import _move_aside, check_file, connect
+from db.schema import _move_aside, check_file, connect, write_transaction
 from db.seeds import discover, shipped_seeds
 
 DEFAULT_LIMIT = 200
@@ -252,14 +252,9 @@ class Library:
         if not missing:
             return
         conn = self._marks()
-        conn.execute("BEGIN IMMEDIATE")
-        try:
+        with write_transaction(conn):
             for pid in missing:
                 notes_db.keep_anchor(conn, pid, self._describe)
-            conn.execute("COMMIT")
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
 
     # -- reading -------------------------------------------------------------------------
     @_recovering

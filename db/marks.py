@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from db.models import LibraryError, MarkChange
+from db.schema import write_transaction
 from db.text import normalize
 
 if TYPE_CHECKING:
@@ -54,26 +55,27 @@ def set_status(conn: sqlite3.Connection, ids: Iterable[str], status: str,
         raise LibraryError(f"unknown status {status!r}: use new, to-read or read")
     changes: list[MarkChange] = []
     stamp = now()
-    conn.execute("BEGIN IMMEDIATE")
-    try:
-        batch = _next_batch(conn)
+    with write_transaction(conn):
+        batch = next_batch(conn)
         for paper_id in dict.fromkeys(ids):
             old = status_of(conn, paper_id)
             if old == status:
                 continue
             _write(conn, paper_id, status, stamp, describe)
-            conn.execute(
-                "INSERT INTO mark_events(batch, at, kind, paper_id, old_status, new_status) "
-                "VALUES (?,?,?,?,?,?)", (batch, stamp, "mark", paper_id, old, status))
+            log_event(conn, batch, stamp, "mark", paper_id, old, status)
             changes.append(MarkChange(paper_id, old, status))
-        conn.execute("COMMIT")
-    except BaseException:
-        conn.execute("ROLLBACK")
-        raise
     return changes
 
 
-def _next_batch(conn: sqlite3.Connection) -> int:
+def log_event(conn: sqlite3.Connection, batch: int, at: str, kind: str, paper_id: str, old: str,
+              new: str, other: str | None = None) -> None:
+    """Append one step to ``mark_events`` (schema.MARKS_DDL says what each column holds)."""
+    conn.execute("INSERT INTO mark_events(batch, at, kind, paper_id, old_status, new_status, "
+                 "other) VALUES (?,?,?,?,?,?,?)", (batch, at, kind, paper_id, old, new, other))
+
+
+def next_batch(conn: sqlite3.Connection) -> int:
+    """The number of the next step in ``mark_events`` (one per mark, undo, note, tag or import)."""
     return conn.execute("SELECT coalesce(max(batch), 0) + 1 FROM mark_events").fetchone()[0]
 
 
@@ -101,20 +103,18 @@ def undo(conn: sqlite3.Connection, describe: Describe) -> list[MarkChange]:
     """
     from db import notes
 
-    conn.execute("BEGIN IMMEDIATE")
-    try:
+    with write_transaction(conn):
         row = conn.execute(
             "SELECT max(batch) FROM mark_events WHERE kind IN ('mark', 'note', 'tag') AND "
             "CAST(batch AS TEXT) NOT IN (SELECT other FROM mark_events WHERE kind='undo')"
         ).fetchone()
         if not row or row[0] is None:
-            conn.execute("COMMIT")
             return []
         undone_batch = row[0]
         events = conn.execute(
             "SELECT kind, paper_id, old_status, new_status FROM mark_events WHERE batch=? AND "
             "kind IN ('mark', 'note', 'tag') ORDER BY seq DESC", (undone_batch,)).fetchall()
-        batch, stamp = _next_batch(conn), now()
+        batch, stamp = next_batch(conn), now()
         changes = []
         for kind, paper_id, old, new in events:
             paper_id = _current_id(conn, paper_id)
@@ -123,15 +123,9 @@ def undo(conn: sqlite3.Connection, describe: Describe) -> list[MarkChange]:
                 _write(conn, paper_id, old, stamp, describe)
             else:
                 change = notes.undo_event(conn, kind, paper_id, old, new, stamp)
-            conn.execute(
-                "INSERT INTO mark_events(batch, at, kind, paper_id, old_status, new_status, "
-                "other) VALUES (?,?,?,?,?,?,?)",
-                (batch, stamp, "undo", paper_id, change.old, change.new, str(undone_batch)))
+            log_event(conn, batch, stamp, "undo", paper_id, change.old, change.new,
+                      str(undone_batch))
             changes.append(change)
-        conn.execute("COMMIT")
-    except BaseException:
-        conn.execute("ROLLBACK")
-        raise
     return changes
 
 
@@ -178,9 +172,8 @@ def reattach(conn: sqlite3.Connection, orphan_ids: list[str], finder: Finder) ->
             lost.append((paper_id, status, text))
     moved = 0
     stamp = now()
-    conn.execute("BEGIN IMMEDIATE")
-    try:
-        batch = _next_batch(conn)
+    with write_transaction(conn):
+        batch = next_batch(conn)
         for old_id, status, text in lost:
             new_id = finder.find(text)
             if not new_id:
@@ -195,13 +188,6 @@ def reattach(conn: sqlite3.Connection, orphan_ids: list[str], finder: Finder) ->
             notes.move(conn, old_id, new_id)
             conn.execute("UPDATE annotation_anchors SET anchor=coalesce(?, anchor) "
                          "WHERE paper_id=?", (now_anchor, new_id))
-            conn.execute(
-                "INSERT INTO mark_events(batch, at, kind, paper_id, old_status, new_status, "
-                "other) VALUES (?,?,?,?,?,?,?)",
-                (batch, stamp, "reattach", old_id, status, status, new_id))
+            log_event(conn, batch, stamp, "reattach", old_id, status, status, new_id)
             moved += 1
-        conn.execute("COMMIT")
-    except BaseException:
-        conn.execute("ROLLBACK")
-        raise
     return moved

@@ -27,8 +27,9 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from db import notes as notes_db
-from db.marks import ANCHOR_CHARS, Describe, now, status_of
+from db.marks import ANCHOR_CHARS, Describe, log_event, next_batch, now, status_of
 from db.models import LibraryError, MarkChange
+from db.schema import write_transaction
 from db.text import one_line
 
 if TYPE_CHECKING:
@@ -177,9 +178,8 @@ def import_marks(conn: sqlite3.Connection, records: list, known: Callable[[str],
             return None
         return finder.find(record["anchor"])
 
-    conn.execute("BEGIN IMMEDIATE")
-    try:
-        batch = conn.execute("SELECT coalesce(max(batch), 0) + 1 FROM mark_events").fetchone()[0]
+    with write_transaction(conn):
+        batch = next_batch(conn)
         marked = {r[0] for r in conn.execute("SELECT paper_id FROM marks")}
         for record in records:
             if not _valid(record):
@@ -206,11 +206,9 @@ def import_marks(conn: sqlite3.Connection, records: list, known: Callable[[str],
                 continue
             _write(conn, paper_id, record)
             marked.add(paper_id)
-            conn.execute(
-                "INSERT INTO mark_events(batch, at, kind, paper_id, old_status, new_status, "
-                "other) VALUES (?,?,?,?,?,?,?)",
-                # the record's own time: a reset to new carries it on to the next export
-                (batch, record["updated_at"], "mark", paper_id, old, record["status"], "import"))
+            # the record's own time: a reset to new carries it on to the next export
+            log_event(conn, batch, record["updated_at"], "mark", paper_id, old, record["status"],
+                      "import")
             summary.changed.append(MarkChange(paper_id, old, record["status"]))
         annotated = {r[0] for r in conn.execute("SELECT paper_id FROM notes UNION "
                                                 "SELECT paper_id FROM tags")}
@@ -219,10 +217,6 @@ def import_marks(conn: sqlite3.Connection, records: list, known: Callable[[str],
                 paper_id = home(record, annotated) or record["id"]
                 if _merge_annotation(conn, batch, paper_id, record, summary):
                     notes_db.keep_anchor(conn, paper_id, describe, record.get("anchor"))
-        conn.execute("COMMIT")
-    except BaseException:
-        conn.execute("ROLLBACK")
-        raise
     return summary
 
 
@@ -254,9 +248,7 @@ def _merge_annotation(conn: sqlite3.Connection, batch: int, paper_id: str, recor
     True when something was written."""
     before = summary.notes + summary.tags
     def log(kind: str, old: str, new: str, at: str) -> None:
-        conn.execute("INSERT INTO mark_events(batch, at, kind, paper_id, old_status, new_status, "
-                     "other) VALUES (?,?,?,?,?,?,?)", (batch, at, kind, paper_id, old, new,
-                                                       "import"))
+        log_event(conn, batch, at, kind, paper_id, old, new, "import")
 
     note = notes_db.note_text(record.get("note", ""))
     if note:

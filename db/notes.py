@@ -14,8 +14,9 @@ import sqlite3
 import unicodedata
 from collections.abc import Iterable
 
-from db.marks import Describe, _next_batch, now
+from db.marks import Describe, log_event, next_batch, now
 from db.models import LibraryError, MarkChange
+from db.schema import write_transaction
 from db.text import clean, one_line
 
 #: Characters of a note kept (a note is a reminder, not a review; longer text is cut).
@@ -60,22 +61,14 @@ def set_note(conn: sqlite3.Connection, paper_id: str, text: str,
     """
     text = note_text(text)
     stamp = now()
-    conn.execute("BEGIN IMMEDIATE")
-    try:
+    with write_transaction(conn):
         old = note_of(conn, paper_id)
         if old == text:
-            conn.execute("COMMIT")
             return []
         write_note(conn, paper_id, text, stamp)
         if text:
             keep_anchor(conn, paper_id, describe)
-        conn.execute(
-            "INSERT INTO mark_events(batch, at, kind, paper_id, old_status, new_status) "
-            "VALUES (?,?,?,?,?,?)", (_next_batch(conn), stamp, "note", paper_id, old, text))
-        conn.execute("COMMIT")
-    except BaseException:
-        conn.execute("ROLLBACK")
-        raise
+        log_event(conn, next_batch(conn), stamp, "note", paper_id, old, text)
     return [MarkChange(paper_id, old, text, "note")]
 
 
@@ -99,24 +92,16 @@ def change_tags(conn: sqlite3.Connection, ids: Iterable[str], tags: Iterable[str
     names = list(dict.fromkeys(tag_name(t) for t in tags))
     changes: list[MarkChange] = []
     stamp = now()
-    conn.execute("BEGIN IMMEDIATE")
-    try:
-        batch = _next_batch(conn)
+    with write_transaction(conn):
+        batch = next_batch(conn)
         for paper_id in dict.fromkeys(ids):
             for name in names:
                 if write_tag(conn, paper_id, name, not remove, stamp):
                     old, new = (name, "") if remove else ("", name)
-                    conn.execute(
-                        "INSERT INTO mark_events(batch, at, kind, paper_id, old_status, "
-                        "new_status) VALUES (?,?,?,?,?,?)",
-                        (batch, stamp, "tag", paper_id, old, new))
+                    log_event(conn, batch, stamp, "tag", paper_id, old, new)
                     changes.append(MarkChange(paper_id, old, new, "tag"))
                     if not remove:
                         keep_anchor(conn, paper_id, describe)
-        conn.execute("COMMIT")
-    except BaseException:
-        conn.execute("ROLLBACK")
-        raise
     return changes
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import shutil
 import sqlite3
+from collections.abc import Iterator
 from pathlib import Path
 
 from db.models import LibraryError
@@ -167,6 +168,21 @@ def connect(paths: DataPaths, quiet_missing: bool = False
         index = _open_index(paths.index)
     index.execute("ATTACH DATABASE ? AS m", (str(paths.marks),))
     return index, marks, notices
+
+
+@contextlib.contextmanager
+def write_transaction(conn: sqlite3.Connection) -> Iterator[None]:
+    """``BEGIN IMMEDIATE`` … ``COMMIT`` on an autocommit connection; ``ROLLBACK`` on any
+    exception (a kill, a signal, a disk error): a write is all there or not at all. IMMEDIATE
+    takes the write lock at once, so a busy file waits the busy timeout instead of failing midway.
+    """
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
 
 
 def _connect(path: Path) -> sqlite3.Connection:

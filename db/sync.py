@@ -20,7 +20,7 @@ from pathlib import Path
 
 from db.models import FileReport, SyncReport
 from db.parsing import parse_files
-from db.schema import PAPERS_AI_TRIGGER
+from db.schema import PAPERS_AI_TRIGGER, write_transaction
 from db.seeds import Entry, cache_dictionary_in, discover
 from db.text import WORD_RE, clean, fold, search_form
 
@@ -145,8 +145,7 @@ def apply_changes(conn: sqlite3.Connection, to_apply: list[_Planned], removed: l
     stored hash already equals ours are skipped, so two syncs never apply a change twice.
     """
     added_ids: list[str] = []
-    conn.execute("BEGIN IMMEDIATE")
-    try:
+    with write_transaction(conn):
         stored = {r[0]: r[1] for r in conn.execute("SELECT path, sha256 FROM files")}
         changed_files: list[_Planned] = []
         for p in to_apply:
@@ -184,10 +183,6 @@ def apply_changes(conn: sqlite3.Connection, to_apply: list[_Planned], removed: l
             affected.update(e.id for e in p.entries or ())
         if affected:
             added_ids = _apply_papers(conn, affected, new_entries, prepared, first, report)
-        conn.execute("COMMIT")
-    except BaseException:
-        conn.execute("ROLLBACK")
-        raise
     return added_ids
 
 
