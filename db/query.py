@@ -168,9 +168,9 @@ def parse(text: str, typing: bool = False) -> Query:
             word = m.group(4)
             # an OR with no word before it to join ("OR", "OR graph") falls through to be the
             # plain word "or": an operator out of place is text, never an error, never ignored
-            # (a second OR in a row is the word "or", joined by the first: "a OR OR has:code"
-            # must read as "a OR OR" does, plus the filter)
-            if word == "OR" and not pending_or and _next_to_filter(pieces, i):
+            # (after a word it is that, as at the end: "a OR has:code" reads as "a OR" does, plus
+            # the filter; a filter must never bring in papers the words alone lack)
+            if word == "OR" and not pending_or and _after_filter(pieces, i):
                 q.notices.append("OR joins words, not filters: the filters all apply")
                 continue
             if word == "OR" and q.terms and not q.terms[-1].negated and not pending_or:
@@ -221,10 +221,9 @@ def _is_filter(piece: re.Match[str] | None) -> bool:
     return bool(sep) and key.lower() in FILTER_KEYS
 
 
-def _next_to_filter(pieces: list[re.Match[str]], i: int) -> bool:
-    """Whether the piece before or after ``pieces[i]`` is a filter (``is:read OR is:new``)."""
-    return _is_filter(pieces[i - 1] if i else None) or _is_filter(
-        pieces[i + 1] if i + 1 < len(pieces) else None)
+def _after_filter(pieces: list[re.Match[str]], i: int) -> bool:
+    """Whether the piece before ``pieces[i]`` is a filter (``is:read OR is:new``)."""
+    return _is_filter(pieces[i - 1] if i else None)
 
 
 def _filter(q: Query, word: str, negated: bool = False) -> bool:

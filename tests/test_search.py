@@ -466,3 +466,13 @@ def test_a_second_or_in_a_row_is_a_word_with_or_without_a_filter_after_it(shippe
     assert plain.effective_query == '"multi task" OR or'
     assert filtered.effective_query == '"multi task" OR or has:code'
     assert set(ids(filtered.hits)) <= set(ids(plain.hits))
+
+
+@pytest.mark.parametrize("filter_", ["has:code", "is:new", "-is:read"])
+def test_an_or_before_a_filter_is_read_as_at_the_end(shipped_library, filter_):
+    """Found by hypothesis: "model OR has:code" dropped the OR while "model OR" requires the
+    word "or", so adding the filter brought in papers without it."""
+    plain = shipped_library.search("model OR")
+    filtered = shipped_library.search(f"model OR {filter_}")
+    assert filtered.effective_query == f"{plain.effective_query} {filter_}"
+    assert set(ids(filtered.hits)) <= set(ids(plain.hits))
