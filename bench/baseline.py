@@ -17,11 +17,15 @@ TOKENIZE = "porter unicode61 remove_diacritics 2"
 
 
 def read_abstracts(seeds: Path) -> list[str]:
-    out: list[str] = []
-    for f in sorted(seeds.rglob("*.txt")):
-        paragraphs = re.split(r"\n\s*\n", f.read_text(encoding="utf-8", errors="replace").strip())
-        out += [" ".join(p.split()) for p in paragraphs[1:] if p.strip()]
-    return out
+    """The abstracts of every seed file under ``seeds``, files in name order."""
+    return [a for f in sorted(seeds.rglob("*.txt")) for a in read_abstracts_of(f)]
+
+
+def read_abstracts_of(path: Path) -> list[str]:
+    """One seed file's abstracts: paragraphs after the header line, whitespace folded."""
+    text = path.read_text(encoding="utf-8", errors="replace").strip()
+    paragraphs = re.split(r"\n\s*\n", text)
+    return [" ".join(p.split()) for p in paragraphs[1:] if p.strip()]
 
 
 def build(seeds: Path, db: Path) -> None:

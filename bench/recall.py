@@ -40,6 +40,7 @@ import baseline  # noqa: E402
 import corpus  # noqa: E402
 
 from db import Library  # noqa: E402
+from db.seeds import parse_file  # noqa: E402
 from db.text import paper_id  # noqa: E402
 
 _WORD_RE = re.compile(r"[^\W_]+")
@@ -109,6 +110,21 @@ def plain_search(conn: sqlite3.Connection, words: list[str], mode: str) -> list[
         "SELECT rowid FROM docs_fts WHERE docs_fts MATCH ? ORDER BY rank LIMIT 10", (expr,))]
 
 
+def library_ids(seeds: Path) -> dict[str, str]:
+    """``{abstract as baseline.read_abstracts gives it: the paper id papertray gave it}``.
+
+    The id is not always ``paper_id`` of the corpus text: the loader first drops control
+    characters (mis-decoded bytes such as U+0080), as any seed text gets them dropped.
+    """
+    out: dict[str, str] = {}
+    for f in sorted(seeds.rglob("*.txt")):
+        written = baseline.read_abstracts_of(f)
+        _, entries = parse_file(f, f.read_bytes())
+        if len(entries) == len(written):
+            out.update(zip(written, (e.id for e in entries), strict=True))
+    return out
+
+
 def percentile(values: list[float], q: float) -> float:
     values = sorted(values)
     return values[min(len(values) - 1, round(q * (len(values) - 1)))] if values else 0.0
@@ -145,14 +161,17 @@ def run_size(records: list[tuple[str, str]], n: int, args: argparse.Namespace,
         baseline.build(seeds, plain_db)
         done.touch()
     conn = sqlite3.connect(plain_db)
-    row_ids = {i: paper_id(a) for i, a in enumerate(baseline.read_abstracts(seeds), start=1)}
+    ids = library_ids(seeds)
+    row_ids = {i: ids.get(a) or paper_id(a)
+               for i, a in enumerate(baseline.read_abstracts(seeds), start=1)}
     # a title shared by two sampled papers cannot name one of them
     titles = Counter(t.casefold() for t, _ in sample)
     unique = [(t, a) for t, a in sample if titles[t.casefold()] == 1]
     picked = rng.sample(unique, min(args.queries, len(unique)))
     typo_rng = random.Random(args.seed * 1000 + n)
-    conditions = {"clean": [(t, paper_id(a)) for t, a in picked],
-                  "typos": [(with_typos(t, typo_rng), paper_id(a)) for t, a in picked]}
+    target = {a: ids.get(" ".join(a.split())) or paper_id(a) for _, a in picked}
+    conditions = {"clean": [(t, target[a]) for t, a in picked],
+                  "typos": [(with_typos(t, typo_rng), target[a]) for t, a in picked]}
     methods = {
         "papertray": lambda q: [h.id for h in lib.search(q, limit=10).hits],
         "FTS5 AND": lambda q: [row_ids[r] for r in plain_search(conn, plain_words(q), "AND")],

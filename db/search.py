@@ -97,6 +97,11 @@ def _correct(conn: sqlite3.Connection, q: Query, vocabulary) -> list[tuple[str, 
                 fixed_tokens = list(vocab.names[tok])
                 term.prefix = False
                 break
+            parts = _compound(conn, vocab, tok, term.prefix and i == last)
+            if parts:  # "multitask": the index has "multi-task" as the phrase "multi task"
+                fixed_tokens[i] = parts
+                corrections.append((tok, "-".join(parts)))
+                continue
             spellings = vocab.correct(tok)
             if not spellings:
                 continue
@@ -108,8 +113,23 @@ def _correct(conn: sqlite3.Connection, q: Query, vocabulary) -> list[tuple[str, 
             if i == last:
                 term.prefix = False
             corrections.append((tok, " or ".join(spellings)))
-        term.tokens = tuple(fixed_tokens)
+        term.tokens = tuple(t for tok in fixed_tokens
+                            for t in ((tok,) if isinstance(tok, str) else tok))
     return corrections
+
+
+def _compound(conn: sqlite3.Connection, vocab: Vocabulary, word: str,
+              prefix: bool = False) -> tuple[str, str] | None:
+    """The two words ``word`` (absent from the index) runs together, when some abstract has
+    them side by side ("nanoassembly" → "nano-assembly", "realworld" → "real-world"); the
+    most frequent such pair; else None. With ``prefix`` (the word being typed) the second
+    word may go on ("multitask" → "multi-tasking")."""
+    for parts in vocab.splits(word)[:3]:
+        phrase = '"' + " ".join(parts) + '"' + ("*" if prefix else "")
+        if conn.execute("SELECT 1 FROM papers_fts WHERE papers_fts MATCH ? LIMIT 1",
+                        (phrase,)).fetchone():
+            return parts
+    return None
 
 
 #: Whole words a prefix also matches as (by document frequency), see :attr:`Term.completions`.

@@ -80,3 +80,16 @@ class Vocabulary:
         scored = sorted(((-d + 0.15 * math.log1p(self.df[t]), t) for t, d, _ in found),
                         reverse=True)
         return [t for g, t in scored[:MAX_ALTERNATIVES] if g >= scored[0][0] - NEAR_TIE]
+
+    def splits(self, word: str) -> list[tuple[str, str]]:
+        """Ways to cut ``word`` (absent from the index) into two indexed words, the more
+        frequent pair first: ``multitask`` → ``("multi", "task")``, for an abstract that writes
+        "multi-task" (the index holds its parts). Whether the parts stand side by side in some
+        abstract is for the caller to ask the index. [] for a known word or one with no cut."""
+        if word in self.df or len(word) < 4:
+            return []
+        df = self.df
+        cuts = [(word[:i], word[i:]) for i in range(1, len(word))]
+        found = [(a, b) for a, b in cuts if a in df and b in df and len(a) + len(b) > 3
+                 and min(len(a), len(b)) >= (1 if a.isalpha() and b.isalpha() else 2)]
+        return sorted(found, key=lambda ab: -min(df[ab[0]], df[ab[1]]))

@@ -82,3 +82,20 @@ VOCAB = Vocabulary({"learning": 900, "leaning": 40, "reinforcement": 300, "task"
 ])
 def test_corrections_weigh_edits_against_frequency(typed, expected):
     assert VOCAB.correct(typed) == expected
+
+
+SPLIT_VOCAB = Vocabulary({"multi": 90, "task": 500, "multitasking": 3, "nano": 5, "assembly": 40,
+                          "e": 30, "commerce": 7, "mult": 2, "itask": 1, "a": 900, "as": 800,
+                          "sembly": 1, "x": 10})
+
+
+@pytest.mark.parametrize(("typed", "expected"), [
+    ("multitask", [("multi", "task"), ("mult", "itask")]),  # the more frequent pair first
+    ("nanoassembly", [("nano", "assembly")]),
+    ("ecommerce", [("e", "commerce")]),     # a one-letter part when both parts are words
+    ("multitasking", []),                   # a word of the index is never cut
+    ("task", []),                           # no cut into two words
+    ("xa", []), ("zzzzzz", []),             # too short; no words
+])
+def test_compound_words_are_cut_into_indexed_words(typed, expected):
+    assert SPLIT_VOCAB.splits(typed) == expected

@@ -128,11 +128,26 @@ def test_the_paper_that_introduces_a_name_ranks_first(shipped_library, query, na
     ("multi-tsk", "a38c128b7bbe8ffd", '"multi task"', "corrected tsk → task"),
     ("PARM test-time alignmnt", PARM, 'parm "test time" alignment',
      "corrected alignmnt → alignment"),
+    # words run together find the hyphenated words of the abstracts (the same hits)
+    ("multitask", "a38c128b7bbe8ffd", '"multi task"', "corrected multitask → multi-task"),
+    ("multiobjective bayesian", "6b971365fa1cdc0e", '"multi objective" bayesian',
+     "corrected multiobjective → multi-objective"),
 ])
 def test_constructs_find_the_paper_meant(shipped_library, query, first, effective, notice):
     result = shipped_library.search(query)
     assert (result.hits[0].id, result.effective_query, result.notice) == (
         first, effective, notice)
+
+
+@pytest.mark.parametrize(("joined", "hyphenated"), [
+    ("multitask", "multi-task"), ("realworld", "real-world"), ("lowrank", "low-rank"),
+    ("testtime", "test-time"), ("multiagent", "multi-agent")])
+def test_words_run_together_find_what_the_hyphenated_words_find(shipped_library, joined,
+                                                                  hyphenated):
+    for typing in (False, True):  # typed to its end in the browser, the last part is a prefix
+        found = shipped_library.search(joined, typing=typing)
+        assert found.total > 0
+        assert ids(found.hits) == ids(shipped_library.search(hyphenated, typing=typing).hits)
 
 
 def test_the_words_to_highlight_include_corrections_and_the_prefix(shipped_library):
