@@ -42,8 +42,18 @@ class Term:
     or_group: int = 0  # terms joined by OR share a group number; 0 = not in a group
     variants: tuple[str, ...] = ()  # other spellings of a one-token term (typo corrections)
     completions: tuple[str, ...] = ()  # whole words a prefix's last token stands for (db.search)
+    # the same words written otherwise, as space-separated tokens: "multi task" for "multitask"
+    # and the other way round (db.search._alternatives)
+    alternatives: tuple[str, ...] = ()
 
     def fts(self) -> str:
+        if self.alternatives:
+            star = "*" if self.prefix else ""
+            return ("(" + self._fts() + "".join(f' OR "{a}"{star}' for a in self.alternatives)
+                    + ")")
+        return self._fts()
+
+    def _fts(self) -> str:
         if self.variants:
             return "(" + " OR ".join(f'"{t}"' for t in (*self.tokens, *self.variants)) + ")"
         if self.completions:
@@ -57,9 +67,11 @@ class Term:
     def text(self) -> str:
         if self.variants:
             return " OR ".join((*self.tokens, *self.variants))
-        body = join_tokens(self.tokens)
-        body = f'"{body}"' if " " in body else body
-        return ("-" if self.negated else "") + body + ("*" if self.prefix else "")
+        star = "*" if self.prefix else ""
+        spellings = [join_tokens(self.tokens), *self.alternatives]
+        body = " OR ".join(f'"{b}"{star}' if " " in b else b + star for b in spellings)
+        return ("-" if self.negated else "") + (f"({body})" if self.negated and
+                                                 self.alternatives else body)
 
 
 @dataclass(slots=True)

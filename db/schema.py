@@ -17,10 +17,11 @@ from db.models import LibraryError
 from db.paths import DataPaths, private_file
 
 #: Bump when the index's tables change; an index of another version is rebuilt from the seeds.
-INDEX_VERSION = 7  # 4: papers.body, the FTS column that splits CJK text (db.text.split_cjk)
+INDEX_VERSION = 8  # 4: papers.body, the FTS column that splits CJK text (db.text.split_cjk)
 #                    5: papers.abstract_source NULL when it equals papers.abstract
 #                    6: papers.authors/year/venue, sources.meta, the FTS column authors
 #                    7: the index papers_collection (a JSON file holds many venues)
+#                    8: soft hyphens joined in the indexed text (db.text.repair_hyphenation)
 BUSY_TIMEOUT_MS = 10_000
 #: Bytes per page of the index. An abstract row is ~1.3 kB: 4 kB pages left a fifth of each
 #: ``papers`` page empty (10,000 abstracts: 3.1 of 16.5 MiB, dbstat), 16 kB pages a twentieth.

@@ -44,6 +44,7 @@ def run(conn: sqlite3.Connection, text: str, status: str | None, limit: int, off
     if corrections:
         notices.append("corrected " + ", ".join(f"{a} → {b}" for a, b in corrections))
     _complete(conn, q)
+    _alternatives(conn, q)
     expression = q.match_expression("all")
     words = sum(len(t.tokens) for t in q.positive)
     # Relax only when the words themselves find too little, not when an exclusion or a filter
@@ -72,8 +73,9 @@ def run(conn: sqlite3.Connection, text: str, status: str | None, limit: int, off
         total, rows = _query(conn, q, expression, limit, offset)
     hits = _hits(conn, rows)
     terms = tuple(dict.fromkeys(
-        tok + ("*" if t.prefix and i == len(t.tokens) - 1 else "")
-        for t in q.positive for i, tok in enumerate((*t.tokens, *t.variants))))
+        tok + ("*" if t.prefix and i == len(spelt) - 1 else "")
+        for t in q.positive for spelt in (t.tokens, *(a.split() for a in t.alternatives))
+        for i, tok in enumerate((*spelt, *t.variants))))
     return SearchResult(text, q.describe(), "; ".join(notices), total, hits, terms)
 
 
@@ -97,12 +99,13 @@ def _correct(conn: sqlite3.Connection, q: Query, vocabulary) -> list[tuple[str, 
                 fixed_tokens = list(vocab.names[tok])
                 term.prefix = False
                 break
-            parts = _compound(conn, vocab, tok, term.prefix and i == last)
+            spellings = vocab.correct(tok)
+            parts = _compound(conn, vocab, tok, term.prefix and i == last,
+                              vocab.df[spellings[0]] if spellings else 0)
             if parts:  # "multitask": the index has "multi-task" as the phrase "multi task"
                 fixed_tokens[i] = parts
                 corrections.append((tok, "-".join(parts)))
                 continue
-            spellings = vocab.correct(tok)
             if not spellings:
                 continue
             fixed_tokens[i] = spellings[0]
@@ -118,16 +121,20 @@ def _correct(conn: sqlite3.Connection, q: Query, vocabulary) -> list[tuple[str, 
     return corrections
 
 
-def _compound(conn: sqlite3.Connection, vocab: Vocabulary, word: str,
-              prefix: bool = False) -> tuple[str, str] | None:
-    """The two words ``word`` (absent from the index) runs together, when some abstract has
-    them side by side ("nanoassembly" → "nano-assembly", "realworld" → "real-world"); the
-    most frequent such pair; else None. With ``prefix`` (the word being typed) the second
-    word may go on ("multitask" → "multi-tasking")."""
+def _compound(conn: sqlite3.Connection, vocab: Vocabulary, word: str, prefix: bool,
+              rival: int) -> tuple[str, str] | None:
+    """The two words ``word`` (absent from the index) runs together ("nanoassembly" →
+    "nano-assembly", "realworld" → "real-world"): the most frequent pair of words of 3 letters
+    or more that stand side by side in more papers than ``rival``, the document frequency of
+    the best spelling correction (so "learnng" is "learning", not "learn ng"); else None.
+    With ``prefix`` (the word being typed) the second word may go on ("multi-tasking")."""
     for parts in vocab.splits(word)[:3]:
+        if min(map(len, parts)) < 3:
+            continue
         phrase = '"' + " ".join(parts) + '"' + ("*" if prefix else "")
-        if conn.execute("SELECT 1 FROM papers_fts WHERE papers_fts MATCH ? LIMIT 1",
-                        (phrase,)).fetchone():
+        papers = conn.execute("SELECT count(*) FROM (SELECT 1 FROM papers_fts WHERE papers_fts "
+                              "MATCH ? LIMIT ?)", (phrase, rival + 1)).fetchone()[0]
+        if papers > rival:
             return parts
     return None
 
@@ -151,6 +158,50 @@ def _complete(conn: sqlite3.Connection, q: Query) -> None:
                                  "ORDER BY df DESC LIMIT ?", (tok, tok + "\U0010ffff", 50))
             term.completions = tuple(
                 w for (w,) in words if not stem(w).startswith(tok))[:COMPLETIONS]
+
+
+#: A compound's other spelling is searched too when it is this common next to the spelling
+#: typed: "multitask" (180 papers of the 87k corpus) also finds "multi-task" (1,400), but
+#: "understanding" does not find "under standing".
+ALTERNATIVE_SHARE = 0.25
+
+
+def _alternatives(conn: sqlite3.Connection, q: Query) -> None:
+    """Give a word that is two indexed words run together ("multitask", "nonlinear") the
+    hyphenated spelling, and a hyphenated pair ("multi-task") the run-together word, when some
+    abstracts write it that way: at least 2 papers and :data:`ALTERNATIVE_SHARE` of the papers
+    with the spelling typed. Parts are 3 letters or more ("predict in" is not "predictin")."""
+    for term in q.terms:
+        if term.variants or term.completions:
+            continue
+        if len(term.tokens) == 1 and len(term.tokens[0]) >= 6:
+            word = term.tokens[0]
+            cuts = [(word[:i], word[i:]) for i in range(3, len(word) - 2)]
+            wanted = [word, *{p for cut in cuts for p in cut}]
+            df = dict(conn.execute(f"SELECT term, df FROM vocab WHERE term IN "
+                                   f"({','.join('?' * len(wanted))})", wanted))
+            if word not in df:
+                continue
+            floor = max(2, int(df[word] * ALTERNATIVE_SHARE))
+            for a, b in sorted((c for c in cuts if c[0] in df and c[1] in df),
+                               key=lambda c: -min(df[c[0]], df[c[1]]))[:2]:
+                if min(df[a], df[b]) >= floor and _papers(conn, f"{a} {b}", term.prefix,
+                                                          floor) >= floor:
+                    term.alternatives = (f"{a} {b}",)
+                    break
+        elif len(term.tokens) == 2 and min(map(len, term.tokens)) >= 3:
+            joined = "".join(term.tokens)
+            row = conn.execute("SELECT df FROM vocab WHERE term = ?", (joined,)).fetchone()
+            if row and row[0] >= 2 and row[0] >= ALTERNATIVE_SHARE * _papers(
+                    conn, " ".join(term.tokens), term.prefix, int(row[0] / ALTERNATIVE_SHARE)):
+                term.alternatives = (joined,)
+
+
+def _papers(conn: sqlite3.Connection, phrase: str, prefix: bool, enough: int) -> int:
+    """Papers with the phrase (its last word a prefix with ``prefix``), counted up to
+    ``enough``."""
+    return conn.execute("SELECT count(*) FROM (SELECT 1 FROM papers_fts WHERE papers_fts MATCH ? "
+                        "LIMIT ?)", (f'"{phrase}"' + ("*" if prefix else ""), enough)).fetchone()[0]
 
 
 def _in_a_note(conn: sqlite3.Connection, word: str) -> bool:

@@ -150,6 +150,22 @@ def test_words_run_together_find_what_the_hyphenated_words_find(shipped_library,
         assert ids(found.hits) == ids(shipped_library.search(hyphenated, typing=typing).hits)
 
 
+@pytest.mark.parametrize(("query", "effective", "pattern"), [
+    # one paper writes "finetuning", four "fine-tuning": each spelling finds all five
+    ("finetuning", 'finetuning OR "fine tuning"', r"\bfine-?tuning\b"),
+    ("pretrained", 'pretrained OR "pre trained"', r"\bpre-?trained\b"),
+    ("pre-trained", '"pre trained" OR pretrained', r"\bpre-?trained\b"),
+    ("fine-tuning", '"fine tuning"', r"\bfine-tuning\b"),  # one paper is too few to add
+    ("understanding", "understanding", r"\bunderstanding\b"),  # no "under standing" here
+])
+def test_a_compound_also_finds_its_other_spelling(shipped_library, query, effective, pattern):
+    found = shipped_library.search(query)
+    assert found.effective_query == effective
+    assert set(ids(all_hits(shipped_library, query))) == _containing(pattern)
+    # and excluding it excludes every spelling
+    assert not set(ids(all_hits(shipped_library, "-" + query))) & _containing(pattern)
+
+
 def test_the_words_to_highlight_include_corrections_and_the_prefix(shipped_library):
     assert shipped_library.search("reinforcment lerning").terms == ("reinforcement", "learning")
     assert shipped_library.search("state-of-the-art transfor", typing=True).terms == (

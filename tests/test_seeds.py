@@ -198,9 +198,29 @@ def test_code_url_prefers_a_code_host_over_a_project_page():
     ("experts for large- scale architectures", "experts for large-scale architectures"),
     ("from single- and multi-agent tasks", "from single- and multi-agent tasks"),
     ("sample- and communication-efficient", "sample- and communication-efficient"),
+    # a soft hyphen (or a PDF extractor's "(cid:173)" for it) marks a broken word, any word
+    ("a plug in clas(cid:173) sification technique", "a plug in classification technique"),
+    ("Bayesian framework for match(cid:173)ing hierarchical", "Bayesian framework for matching "
+     "hierarchical"),
+    ("frob\u00ad nicating", "frobnicating"),
 ])
 def test_hyphenation_is_repaired_only_with_evidence(source, repaired):
     assert repair_hyphenation(source, is_english_word) == repaired
+
+
+def test_a_word_broken_by_a_soft_hyphen_is_found_whole(tmp_path):
+    from db import Library
+
+    seeds = tmp_path / "seeds"
+    seeds.mkdir()
+    text = ("A new class of plug in classification techniques have recently been de(cid:173) "
+            "veloped. A plug in clas(cid:173) sification technique (PaCT) is a method.")
+    (seeds / "old.txt").write_text("NIPS 1998\n\n" + text + "\n", encoding="utf-8")
+    library = Library([seeds], tmp_path / "data")
+    library.sync()
+    found = library.search("developed PaCT")
+    assert [h.id for h in found.hits] == [paper_id(text)]  # the id is the seed text's, as ever
+    assert "been developed. A plug in classification" in library.get(paper_id(text)).abstract_markup
 
 
 def test_display_text_of_the_seeds_is_repaired_and_the_source_kept(library):
