@@ -69,9 +69,9 @@ class Term:
             return " OR ".join((*self.tokens, *self.variants))
         star = "*" if self.prefix else ""
         spellings = [join_tokens(self.tokens), *self.alternatives]
-        body = " OR ".join(f'"{b}"{star}' if " " in b else b + star for b in spellings)
-        return ("-" if self.negated else "") + (f"({body})" if self.negated and
-                                                 self.alternatives else body)
+        quoted = [f'"{b}"{star}' if " " in b else b + star for b in spellings]
+        # the query language has no parentheses: excluding any spelling is excluding each one
+        return " ".join("-" + b for b in quoted) if self.negated else " OR ".join(quoted)
 
 
 @dataclass(slots=True)

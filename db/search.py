@@ -11,6 +11,7 @@ finds the name (``C-3PO``).
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 
 from db import rank
@@ -170,7 +171,12 @@ def _alternatives(conn: sqlite3.Connection, q: Query) -> None:
     """Give a word that is two indexed words run together ("multitask", "nonlinear") the
     hyphenated spelling, and a hyphenated pair ("multi-task") the run-together word, when some
     abstracts write it that way: at least 2 papers and :data:`ALTERNATIVE_SHARE` of the papers
-    with the spelling typed. Parts are 3 letters or more ("predict in" is not "predictin")."""
+    with the spelling typed, one of them hyphenated (:func:`_hyphenated`: "not able" is no
+    spelling of "notable"). Parts are 3 letters or more ("predict in" is not "predictin")."""
+    # a spelling already there as a sibling (both excluded, or in one OR group) is not added
+    # again: the effective query of "multitask OR "multi task"" reads as typed
+    siblings = {(t.negated, t.or_group, " ".join(t.tokens)) for t in q.terms
+                if t.negated or t.or_group}
     for term in q.terms:
         if term.variants or term.completions:
             continue
@@ -185,15 +191,19 @@ def _alternatives(conn: sqlite3.Connection, q: Query) -> None:
             floor = max(2, int(df[word] * ALTERNATIVE_SHARE))
             for a, b in sorted((c for c in cuts if c[0] in df and c[1] in df),
                                key=lambda c: -min(df[c[0]], df[c[1]]))[:2]:
-                if min(df[a], df[b]) >= floor and _papers(conn, f"{a} {b}", term.prefix,
-                                                          floor) >= floor:
-                    term.alternatives = (f"{a} {b}",)
+                if (min(df[a], df[b]) >= floor
+                        and _papers(conn, f"{a} {b}", term.prefix, floor) >= floor
+                        and _hyphenated(conn, a, b, term.prefix)):
+                    if (term.negated, term.or_group, f"{a} {b}") not in siblings:
+                        term.alternatives = (f"{a} {b}",)
                     break
         elif len(term.tokens) == 2 and min(map(len, term.tokens)) >= 3:
             joined = "".join(term.tokens)
             row = conn.execute("SELECT df FROM vocab WHERE term = ?", (joined,)).fetchone()
-            if row and row[0] >= 2 and row[0] >= ALTERNATIVE_SHARE * _papers(
-                    conn, " ".join(term.tokens), term.prefix, int(row[0] / ALTERNATIVE_SHARE)):
+            if (row and row[0] >= 2 and (term.negated, term.or_group, joined) not in siblings
+                    and row[0] >= ALTERNATIVE_SHARE * _papers(
+                        conn, " ".join(term.tokens), term.prefix, int(row[0] / ALTERNATIVE_SHARE))
+                    and _hyphenated(conn, *term.tokens, term.prefix)):
                 term.alternatives = (joined,)
 
 
@@ -202,6 +212,24 @@ def _papers(conn: sqlite3.Connection, phrase: str, prefix: bool, enough: int) ->
     ``enough``."""
     return conn.execute("SELECT count(*) FROM (SELECT 1 FROM papers_fts WHERE papers_fts MATCH ? "
                         "LIMIT ?)", (f'"{phrase}"' + ("*" if prefix else ""), enough)).fetchone()[0]
+
+
+#: Papers with a compound's two words side by side that :func:`_hyphenated` reads for the
+#: hyphen: "multi task" is nearly always written "multi-task", so the first few show it.
+HYPHEN_SAMPLE = 50
+
+
+def _hyphenated(conn: sqlite3.Connection, a: str, b: str, prefix: bool) -> bool:
+    """Whether some abstract (or title) of the first :data:`HYPHEN_SAMPLE` with the words ``a b``
+    side by side writes them as one hyphenated word ("multi-task"): the evidence that "a b" is the
+    compound ``ab`` written otherwise, not two words that meet by chance ("not able" is not
+    "notable", "use less" not "useless", "the sis" not "thesis")."""
+    phrase = f'"{a} {b}"' + ("*" if prefix else "")
+    hyphen = re.compile(rf"(?<![^\W_]){re.escape(a)}[-\u2010\u2011]{re.escape(b)}", re.IGNORECASE)
+    rows = conn.execute("SELECT title, coalesce(body, abstract) FROM papers WHERE rowid IN "
+                        "(SELECT rowid FROM papers_fts WHERE papers_fts MATCH ? LIMIT ?)",
+                        (phrase, HYPHEN_SAMPLE))
+    return any(hyphen.search(text) for row in rows for text in row if text)
 
 
 def _in_a_note(conn: sqlite3.Connection, word: str) -> bool:

@@ -507,3 +507,65 @@ def test_an_or_before_a_filter_is_read_as_at_the_end(shipped_library, filter_):
     filtered = shipped_library.search(f"model OR {filter_}")
     assert filtered.effective_query == f"{plain.effective_query} {filter_}"
     assert set(ids(filtered.hits)) <= set(ids(plain.hits))
+
+
+COMPOUND_SEED = "Compounds 2025\n\n" + "\n\n".join([
+    *(f"We report a notable gain in accuracy for sparse model number {i}." for i in range(4)),
+    *(f"Current detectors are not able to find small object number {i}." for i in range(4)),
+    *(f"These features are useless for ranking list number {i}." for i in range(3)),
+    *(f"Our method can use less memory on device number {i}." for i in range(3)),
+    *(f"A multitask learner for speech corpus number {i}." for i in range(2)),
+    *(f"A multi-task benchmark for vision suite number {i}." for i in range(3)),
+]) + "\n"
+
+
+@pytest.fixture(scope="module")
+def compound_library(tmp_path_factory):
+    base = tmp_path_factory.mktemp("compounds")
+    (base / "seeds").mkdir()
+    (base / "seeds" / "compounds.txt").write_text(COMPOUND_SEED, encoding="utf-8")
+    from db import Library
+
+    lib = Library([base / "seeds"], base / "data")
+    lib.sync()
+    yield lib
+    lib.close()
+
+
+@pytest.mark.parametrize(("query", "effective", "total"), [
+    # two words that only meet by chance are no spelling of the word they run together into:
+    # no abstract writes "not-able" or "use-less"
+    ("notable", "notable", 4),
+    ('"not able"', '"not able"', 4),
+    ("useless", "useless", 3),
+    ("use-less", '"use less"', 3),
+    # while some abstract writes "multi-task", so each spelling finds both
+    ("multitask", 'multitask OR "multi task"', 5),
+    ("multi-task", '"multi task" OR multitask', 5),
+])
+def test_only_a_hyphenated_pair_is_a_compound_spelled_otherwise(compound_library, query,
+                                                                 effective, total):
+    """Found by trying the search: "notable" found every "not able to", "useless" every "can use
+    less", since both phrases are in enough abstracts."""
+    found = compound_library.search(query)
+    assert (found.effective_query, found.total) == (effective, total)
+
+
+@pytest.mark.parametrize(("query", "effective"), [
+    ("-multitask", '-multitask -"multi task"'),
+    ("-multi-task", '-"multi task" -multitask'),
+    ("number -multitask", 'number -multitask -"multi task"'),
+    # a spelling typed already is not added again
+    ('multitask OR "multi task"', 'multitask OR "multi task"'),
+    ('-multitask -"multi task"', '-multitask -"multi task"'),
+])
+def test_the_effective_query_of_an_excluded_compound_reads_back_the_same(compound_library, query,
+                                                                           effective):
+    """Found by trying the search: "-multitask" read as '-(multitask OR "multi task")', which the
+    query language (no parentheses) reads as excluding "multitask", requiring the word "or" and
+    the phrase: typed back, it found nothing instead of every other paper."""
+    found = compound_library.search(query)
+    again = compound_library.search(found.effective_query)
+    assert found.effective_query == again.effective_query == effective
+    assert ids(all_hits(compound_library, query)) == ids(all_hits(compound_library, effective))
+    assert again.total == found.total > 0
