@@ -105,10 +105,7 @@ def _bare_app(plain_db: str, mode: str, log: Path):
             table = self.query_one(DataTable)
             table.clear()
             if query.split():
-                ids = baseline.search(self.conn, query.split())
-                rows = self.conn.execute(
-                    "SELECT rowid, substr(abstract, 1, 80) FROM docs WHERE rowid IN "
-                    f"({','.join('?' * len(ids))})", ids).fetchall() if ids else []
+                rows = baseline.search(self.conn, query.split())
             else:
                 rows = self.conn.execute(
                     "SELECT rowid, substr(abstract, 1, 80) FROM docs LIMIT 200").fetchall()
