@@ -55,7 +55,7 @@ def run(conn: sqlite3.Connection, text: str, status: str | None, limit: int, off
     handful = rank.handful(conn)
     # a note with all the words: the reader's own words, so no partial matches and no re-ranking
     # (the ranking knows the index only); _query lists the noted papers after the bm25 hits
-    noted = bool(expression) and bool(_note_match(conn, q, "all"))
+    noted = _note_match(conn, q, "all") if expression else []
     best = None  # the best matches and their count, from one pass, when nothing filters them
     if expression and len(q.positive) > 1:
         if not noted and not _where(q)[0]:
@@ -64,7 +64,7 @@ def run(conn: sqlite3.Connection, text: str, status: str | None, limit: int, off
     else:
         having_all = handful  # a single word or phrase has nothing to relax
     if noted:
-        total, rows = _query(conn, q, expression, limit, offset)
+        total, rows = _query(conn, q, expression, limit, offset, noted=noted)
     elif having_all < handful:
         total, rows = _ranked(conn, q, None, limit, offset)
         if total:
@@ -78,7 +78,7 @@ def run(conn: sqlite3.Connection, text: str, status: str | None, limit: int, off
     elif best is not None:
         total, rows = having_all, _page_rows(conn, best[1], limit, offset)
     else:  # the count of all the words is the total when no filter applies: counted once
-        total, rows = _query(conn, q, expression, limit, offset,
+        total, rows = _query(conn, q, expression, limit, offset, noted=noted,
                              count=having_all if len(q.positive) > 1 else None)
     hits = _hits(conn, rows)
     terms = tuple(dict.fromkeys(
@@ -245,11 +245,13 @@ def _note_tokens(conn: sqlite3.Connection) -> list[tuple[str, str]]:
 
 
 def _query(conn: sqlite3.Connection, q: Query, expression: str | None, limit: int,
-           offset: int, mode: str = "all", count: int | None = None) -> tuple[int, list]:
+           offset: int, mode: str = "all", count: int | None = None,
+           noted: list[str] | None = None) -> tuple[int, list]:
     """``(total, rows)``: one page of the papers matching ``expression`` after ``q``'s filters
     and exclusions, best bm25 first (seed order on a tie); every paper in seed order when
     ``expression`` is None. ``count``, when given, is the number of papers matching
-    ``expression`` alone (:func:`_fts_count`), already known to the caller."""
+    ``expression`` alone (:func:`_fts_count`), and ``noted`` :func:`_note_match`'s answer,
+    already known to the caller."""
     clauses, params = _where(q)
     joins = "FROM papers p LEFT JOIN m.marks k ON k.paper_id = p.id"
     if expression is None:
@@ -261,7 +263,8 @@ def _query(conn: sqlite3.Connection, q: Query, expression: str | None, limit: in
         return total, rows
     matched = _MATCHED
     match_params = [expression]
-    noted = _note_match(conn, q, mode)
+    if noted is None:
+        noted = _note_match(conn, q, mode)
     if not clauses and not noted:
         found = _top_hits(conn, expression, limit, offset, count)
         if found is not None:

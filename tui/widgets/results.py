@@ -291,7 +291,12 @@ class ResultsPane(Vertical):
         yield self.table
 
     def show_message(self, message: Text | None) -> None:
-        """Show ``message`` (e.g. "no papers match …") above the table, or hide it (None)."""
+        """Show ``message`` (e.g. "no papers match …") above the table, or hide it (None).
+
+        Nothing is redrawn when it is hidden and stays hidden: every update lays the whole
+        screen out anew, and a search that finds papers (most searches) has no message."""
         notice = self.query_one("#no-results", Static)
+        if message is None and not notice.display:
+            return
         notice.update(message or "")
         notice.display = message is not None
