@@ -628,3 +628,32 @@ async def test_the_page_follows_the_terminal_height(tmp_path: Path) -> None:
         await settle(pilot)
         assert app.page_size == app.table.page_size == 10
         assert app.table.row_count == 10
+
+
+async def test_a_page_with_the_same_rows_is_not_drawn_again(tmp_path: Path, monkeypatch) -> None:
+    """A page that shows the rows already shown (as after a key that changes no hit) leaves the
+    rows as they are, only the cursor is placed; any change in a row fills the table anew."""
+    import dataclasses
+
+    seeds, data = shipped_copy(tmp_path), tmp_path / "data"
+    app = app_on(seeds, data)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        table = app.table
+        hits = [table.hit(pid) for pid in table.paper_ids]
+        added: list[str] = []
+        add_row = table.add_row
+
+        def counting(*cells, key=None, **kwargs):
+            added.append(key)
+            return add_row(*cells, key=key, **kwargs)
+
+        monkeypatch.setattr(table, "add_row", counting)
+        rescored = [dataclasses.replace(h, score=h.score + 1) for h in hits]  # not shown
+        table.show_hits(rescored, 0, len(hits), focus=3)
+        assert added == [] and table.cursor_row == 3
+        assert table.paper_ids == [h.id for h in hits]
+        changed = [dataclasses.replace(hits[0], headline="Another first sentence."), *hits[1:]]
+        table.show_hits(changed, 0, len(hits))
+        assert added == [h.id for h in hits] and table.cursor_row == 0
+        assert table.get_row(hits[0].id)[2].plain == "Another first sentence."
