@@ -344,21 +344,33 @@ def _best_matches(conn: sqlite3.Connection, expression: str, n: int, counted: bo
     return count, [(b[0], b[1]) for b in best]
 
 
+#: Rowids bound in one ``IN (...)`` (SQLite allows 32,766 variables in a statement).
+_IN_CHUNK = 500
+
+
 def _page_rows(conn: sqlite3.Connection, best: list[tuple[int, float]], limit: int,
                offset: int) -> list:
     """The rows (``_HIT_COLUMNS`` and the negated score) of the page ``offset .. offset +
-    limit`` of :func:`_best_matches`' list, ordered as the general query orders them: by
-    score, then seed order."""
-    if not best:
+    limit`` of :func:`_best_matches`' list (best first, ties in any order), ordered as the
+    general query orders them: by score, then seed order. Only the page's matches and those
+    tied with its first are read (a deep page of an export reads a page, not all before it)."""
+    if offset >= len(best):
         return []
-    scores = dict(best)
-    rows = conn.execute(
-        f"SELECT {_HIT_COLUMNS}, p.rowid, p.first_file, p.first_pos FROM papers p "
-        f"LEFT JOIN m.marks k ON k.paper_id = p.id WHERE p.rowid IN ({','.join('?' * len(best))})",
-        list(scores)).fetchall()
+    start = offset  # the first match tied with the page's first: seed order decides among them
+    while start > 0 and best[start - 1][1] == best[offset][1]:
+        start -= 1
+    scores = dict(best[start:])
+    ids = list(scores)
+    rows = []
+    for at in range(0, len(ids), _IN_CHUNK):
+        chunk = ids[at:at + _IN_CHUNK]
+        rows += conn.execute(
+            f"SELECT {_HIT_COLUMNS}, p.rowid, p.first_file, p.first_pos FROM papers p LEFT JOIN "
+            f"m.marks k ON k.paper_id = p.id WHERE p.rowid IN ({','.join('?' * len(chunk))})",
+            chunk).fetchall()
     # Python orders str as SQLite's BINARY collation does (by code point)
     rows.sort(key=lambda r: (scores[r[-3]], r[-2], r[-1]))
-    return [(*r[:-3], -scores[r[-3]]) for r in rows[offset:offset + limit]]
+    return [(*r[:-3], -scores[r[-3]]) for r in rows[offset - start:offset - start + limit]]
 
 
 def _hits(conn: sqlite3.Connection, rows: list) -> list[Hit]:

@@ -217,6 +217,7 @@ def test_a_tie_longer_than_the_margin_gives_the_answer_of_the_general_query(
     with _tied_library(tmp_path) as lib:
         pages = [(limit, offset) for limit in (1, 5, 7, 60) for offset in (0, 3, 29, 53, 54)]
         monkeypatch.setattr(db.search, "TIE_MARGIN", 2)
+        monkeypatch.setattr(db.search, "_IN_CHUNK", 4)  # a page's rows read 4 at a time
         fast = [lib.search(query, limit=li, offset=o, typing=True) for li, o in pages]
         monkeypatch.setattr(db.search, "TIE_LIMIT", 0)
         general = [lib.search(query, limit=li, offset=o, typing=True) for li, o in pages]
