@@ -41,12 +41,22 @@ def build(seeds: Path, db: Path) -> None:
     conn.close()
 
 
-def search(conn: sqlite3.Connection, words: list[str], limit: int = 200) -> list[int]:
-    """A plain bm25 query: all words, each quoted, the last one a prefix."""
+def search(conn: sqlite3.Connection, words: list[str], limit: int = 200) -> list[tuple[int, str]]:
+    """A plain bm25 query (all words, each quoted, the last one a prefix) and what a table shows
+    of its hits: ``(rowid, the abstract's first 80 characters)``, best first.
+
+    The rows are part of the baseline because ``Library.search``, measured against it, returns
+    hits a table can show (names, headlines, statuses, sources), not bare rowids; the bare app
+    of ``bench/browser.py`` shows these rows.
+    """
     expr = " AND ".join(f'"{w}"' for w in words[:-1]) + (" AND " if len(words) > 1 else "")
     expr += f'"{words[-1]}"*'
-    return [r[0] for r in conn.execute(
+    ids = [r[0] for r in conn.execute(
         "SELECT rowid FROM docs_fts WHERE docs_fts MATCH ? ORDER BY rank LIMIT ?", (expr, limit))]
+    marks = ",".join("?" * len(ids))
+    shown = dict(conn.execute(
+        f"SELECT rowid, substr(abstract, 1, 80) FROM docs WHERE rowid IN ({marks})", ids))
+    return [(i, shown[i]) for i in ids]
 
 
 if __name__ == "__main__":

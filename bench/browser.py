@@ -19,7 +19,9 @@ and thrown away, as a terminal would):
 * **keystroke → repaint**: 20 characters typed into the search bar, one every ``--interval``
   seconds (default 0.12 s: a fast typist). The parent stamps each key as it writes it to the pty;
   the child stamps, after the next refresh, each query whose hits are shown (``time.monotonic``
-  is one clock for both processes on Linux). A key's latency is the time to the first repaint
+  is one clock for both processes on Linux). papertray's query is shown once the app is settled
+  (its newest answer in the table and the cursor paper in the abstract panel), checked after
+  every message the app handles. A key's latency is the time to the first repaint
   that shows its query or a later one (a superseded query is never shown, by design).
 * **peak RSS**: ``ru_maxrss`` of the child (``os.wait4``) over the typing session.
 
@@ -59,8 +61,17 @@ def _papertray_app(seeds: str, data: str, mode: str, log: Path):
         def on_ready(self) -> None:
             if mode == "frame":
                 self.exit()
-            else:
-                self.set_interval(0.002, self._check)
+            else:  # a slow poll as well, in case a change came with no message to the app
+                self._watching = True
+                self.set_interval(0.05, self._check)
+                self._check()
+
+        async def _on_message(self, message) -> None:
+            # checked after every message the app handles (a worker's answer, a key...): a
+            # poll every 2 ms took CPU from the app it measured and was late by up to 2 ms
+            await super()._on_message(message)
+            if getattr(self, "_watching", False) and self.is_running:
+                self._check()
 
         def _check(self) -> None:
             query = self.search_bar.value
@@ -105,10 +116,7 @@ def _bare_app(plain_db: str, mode: str, log: Path):
             table = self.query_one(DataTable)
             table.clear()
             if query.split():
-                ids = baseline.search(self.conn, query.split())
-                rows = self.conn.execute(
-                    "SELECT rowid, substr(abstract, 1, 80) FROM docs WHERE rowid IN "
-                    f"({','.join('?' * len(ids))})", ids).fetchall() if ids else []
+                rows = baseline.search(self.conn, query.split())
             else:
                 rows = self.conn.execute(
                     "SELECT rowid, substr(abstract, 1, 80) FROM docs LIMIT 200").fetchall()

@@ -24,6 +24,9 @@ __all__ = ["Vocabulary", "abstracts", "known", "paper_from_row", "paper_row_sql"
 
 _HIT_COLUMNS = ("p.id, p.name, p.title, p.headline, coalesce(k.status, 'new'), p.collection, "
                 "p.code_url")
+#: Every match of an FTS5 expression (the one parameter) with its bm25 score, lower is better.
+_MATCHED = ("SELECT rowid, bm25(papers_fts, " + ", ".join(str(w) for w in BM25_WEIGHTS)
+            + ") AS score FROM papers_fts WHERE papers_fts MATCH ?")
 
 
 def known(conn: sqlite3.Connection, token: str, prefix: bool = False) -> bool:
@@ -52,14 +55,18 @@ def run(conn: sqlite3.Connection, text: str, status: str | None, limit: int, off
     # removed their hits: else "-word" or "is:read" would bring in papers the words alone never
     # showed (a query with "-word" must never have a hit that the same query without it lacks).
     handful = rank.handful(conn)
-    # a single word or phrase has nothing to relax
-    having_all = (_fts_count(conn, expression) if expression and len(q.positive) > 1
-                  else handful)
     # a note with all the words: the reader's own words, so no partial matches and no re-ranking
     # (the ranking knows the index only); _query lists the noted papers after the bm25 hits
-    noted = bool(expression) and bool(_note_match(conn, q, "all"))
+    noted = _note_match(conn, q, "all") if expression else []
+    best = None  # the best matches and their count, from one pass, when nothing filters them
+    if expression and len(q.positive) > 1:
+        if not noted and not _where(q)[0]:
+            best = _best_matches(conn, expression, limit + offset, counted=True)
+        having_all = best[0] if best is not None else _fts_count(conn, expression)
+    else:
+        having_all = handful  # a single word or phrase has nothing to relax
     if noted:
-        total, rows = _query(conn, q, expression, limit, offset)
+        total, rows = _query(conn, q, expression, limit, offset, noted=noted)
     elif having_all < handful:
         total, rows = _ranked(conn, q, None, limit, offset)
         if total:
@@ -70,8 +77,11 @@ def run(conn: sqlite3.Connection, text: str, status: str | None, limit: int, off
         # a title-like query with few enough hits to re-rank them all: words side by side, in
         # the order typed, come first
         total, rows = _ranked(conn, q, expression, limit, offset)
-    else:
-        total, rows = _query(conn, q, expression, limit, offset)
+    elif best is not None:
+        total, rows = having_all, _page_rows(conn, best[1], limit, offset)
+    else:  # the count of all the words is the total when no filter applies: counted once
+        total, rows = _query(conn, q, expression, limit, offset, noted=noted,
+                             count=having_all if len(q.positive) > 1 else None)
     hits = _hits(conn, rows)
     terms = tuple(dict.fromkeys(
         tok + ("*" if t.prefix and i == len(spelt) - 1 else "")
@@ -334,7 +344,13 @@ def _note_tokens(conn: sqlite3.Connection) -> list[tuple[str, str]]:
 
 
 def _query(conn: sqlite3.Connection, q: Query, expression: str | None, limit: int,
-           offset: int, mode: str = "all") -> tuple[int, list]:
+           offset: int, mode: str = "all", count: int | None = None,
+           noted: list[str] | None = None) -> tuple[int, list]:
+    """``(total, rows)``: one page of the papers matching ``expression`` after ``q``'s filters
+    and exclusions, best bm25 first (seed order on a tie); every paper in seed order when
+    ``expression`` is None. ``count``, when given, is the number of papers matching
+    ``expression`` alone (:func:`_fts_count`), and ``noted`` :func:`_note_match`'s answer,
+    already known to the caller."""
     clauses, params = _where(q)
     joins = "FROM papers p LEFT JOIN m.marks k ON k.paper_id = p.id"
     if expression is None:
@@ -344,13 +360,12 @@ def _query(conn: sqlite3.Connection, q: Query, expression: str | None, limit: in
             f"SELECT {_HIT_COLUMNS}, 0.0 {joins}{where} ORDER BY p.first_file, p.first_pos "
             "LIMIT ? OFFSET ?", [*params, limit, offset]).fetchall()
         return total, rows
-    weights = ", ".join(str(w) for w in BM25_WEIGHTS)
-    matched = (f"SELECT rowid, bm25(papers_fts, {weights}) AS score FROM papers_fts "
-               "WHERE papers_fts MATCH ?")
+    matched = _MATCHED
     match_params = [expression]
-    noted = _note_match(conn, q, mode)
+    if noted is None:
+        noted = _note_match(conn, q, mode)
     if not clauses and not noted:
-        found = _top_hits(conn, matched, expression, limit, offset)
+        found = _top_hits(conn, expression, limit, offset, count)
         if found is not None:
             return found
     if noted:  # papers found by their note alone come after every bm25 hit
@@ -369,26 +384,92 @@ def _query(conn: sqlite3.Connection, q: Query, expression: str | None, limit: in
     return total, rows
 
 
-def _top_hits(conn: sqlite3.Connection, matched: str, expression: str, limit: int,
-              offset: int) -> tuple[int, list] | None:
-    """The same answer as the general query when no filter applies, or None on a tie.
+#: Matches fetched past a page's end to see where a tie of scores at its end stops. Ties are
+#: common, as one word's bm25 depends only on its count and the abstract's length (87,000
+#: abstracts: "method", "integrating", "performance" and "highly" all tie at position 200, in
+#: groups of 3-5), and a group is rarely longer than this; a longer one quadruples it, up to
+#: :data:`TIE_LIMIT`.
+TIE_MARGIN = 32
+TIE_LIMIT = 4096
 
-    The count comes from the FTS index alone, and only the best ``limit + offset + 1`` matches
-    are joined with their papers: joining every match before sorting cost a third of the time
-    of a one-letter query (87,000 abstracts, "g*": 165 ms, now ~105; plain FTS5 84). When the
-    last kept match ties with the next one, which of them is in the page is decided by seed
-    order, so the caller runs the general query instead.
+
+def _top_hits(conn: sqlite3.Connection, expression: str, limit: int, offset: int,
+              count: int | None = None) -> tuple[int, list] | None:
+    """The same answer as the general query when no filter applies, or None when scores tie
+    across more than :data:`TIE_LIMIT` matches past the page's end.
+
+    The count comes from the FTS index alone (or is ``count``, when the caller has it), and
+    only the best ``limit + offset`` matches and those tied with the last of them are joined
+    with their papers (:func:`_best_matches`): joining every match before sorting cost a third
+    of the time of a one-letter query (87,000 abstracts, "g*": 165 ms, now ~105; plain FTS5
+    84).
     """
-    total = conn.execute("SELECT count(*) FROM papers_fts WHERE papers_fts MATCH ?",
-                         (expression,)).fetchone()[0]
-    n = limit + offset
-    rows = conn.execute(
-        f"SELECT {_HIT_COLUMNS}, -hit.score FROM ({matched} ORDER BY score LIMIT ?) hit "
-        "JOIN papers p ON p.rowid = hit.rowid LEFT JOIN m.marks k ON k.paper_id = p.id "
-        "ORDER BY hit.score, p.first_file, p.first_pos", (expression, n + 1)).fetchall()
-    if len(rows) > n and rows[n - 1][-1] == rows[n][-1]:
+    best = _best_matches(conn, expression, limit + offset)
+    if best is None:
         return None
-    return total, rows[offset:n]
+    total = count if count is not None else _fts_count(conn, expression)
+    return total, _page_rows(conn, best[1], limit, offset)
+
+
+def _best_matches(conn: sqlite3.Connection, expression: str, n: int, counted: bool = False
+                  ) -> tuple[int | None, list[tuple[int, float]]] | None:
+    """``(count, [(rowid, bm25 score)])``: the ``n`` best matches of ``expression``, best
+    (lowest score) first, and every match tied with the ``n``-th; None when more than
+    :data:`TIE_LIMIT` tie past it. ``count`` is the number of all the matches when
+    ``counted`` (taken in the same pass: for two words or more that is cheaper than a second
+    pass, 87,000 abstracts: "rigid structure*" 2.9 ms, not 2.7 + 0.9), else None.
+
+    Which of the matches tied at the page's end are in it is decided by seed order, as in the
+    general query, so the tied ones are all fetched: :data:`TIE_MARGIN` more matches than the
+    page, and more while the last one fetched still ties (running the general query instead
+    cost "method" 140 ms where one bm25 pass costs 35).
+    """
+    sql = (f"SELECT rowid, score, count(*) OVER () FROM ({_MATCHED}) ORDER BY score LIMIT ?"
+           if counted else f"{_MATCHED} ORDER BY score LIMIT ?")
+    fetch = n + TIE_MARGIN
+    while True:
+        best = conn.execute(sql, (expression, fetch)).fetchall()
+        # every match scored below the last one fetched is in: the page is exact unless that
+        # last one ties with the page's last (then more with its score may be left out)
+        if n == 0 or len(best) < fetch or best[-1][1] != best[n - 1][1]:
+            break
+        if fetch - n >= TIE_LIMIT:
+            return None
+        fetch = n + 4 * (fetch - n)
+    count = (best[0][2] if best else 0) if counted else None
+    if len(best) > n:  # the page's matches and those tied with its last
+        edge = best[n - 1][1] if n else float("-inf")
+        best = [b for b in best if b[1] <= edge]
+    return count, [(b[0], b[1]) for b in best]
+
+
+#: Rowids bound in one ``IN (...)`` (SQLite allows 32,766 variables in a statement).
+_IN_CHUNK = 500
+
+
+def _page_rows(conn: sqlite3.Connection, best: list[tuple[int, float]], limit: int,
+               offset: int) -> list:
+    """The rows (``_HIT_COLUMNS`` and the negated score) of the page ``offset .. offset +
+    limit`` of :func:`_best_matches`' list (best first, ties in any order), ordered as the
+    general query orders them: by score, then seed order. Only the page's matches and those
+    tied with its first are read (a deep page of an export reads a page, not all before it)."""
+    if offset >= len(best):
+        return []
+    start = offset  # the first match tied with the page's first: seed order decides among them
+    while start > 0 and best[start - 1][1] == best[offset][1]:
+        start -= 1
+    scores = dict(best[start:])
+    ids = list(scores)
+    rows = []
+    for at in range(0, len(ids), _IN_CHUNK):
+        chunk = ids[at:at + _IN_CHUNK]
+        rows += conn.execute(
+            f"SELECT {_HIT_COLUMNS}, p.rowid, p.first_file, p.first_pos FROM papers p LEFT JOIN "
+            f"m.marks k ON k.paper_id = p.id WHERE p.rowid IN ({','.join('?' * len(chunk))})",
+            chunk).fetchall()
+    # Python orders str as SQLite's BINARY collation does (by code point)
+    rows.sort(key=lambda r: (scores[r[-3]], r[-2], r[-1]))
+    return [(*r[:-3], -scores[r[-3]]) for r in rows[offset - start:offset - start + limit]]
 
 
 def _hits(conn: sqlite3.Connection, rows: list) -> list[Hit]:

@@ -540,3 +540,120 @@ async def test_ascii_shows_latex_it_cannot_render_in_ascii_as_its_source(tmp_pat
         body = unicode_app.query_one("#abstract-body", Static)
         await wait_for(pilot, lambda: "graph" in body.content.plain, "the abstract")
         assert "On a graph 𝒢 over ℝ^n" in body.content.plain
+
+
+async def test_a_superseded_answer_is_never_shown_and_the_newest_query_runs_when_it_comes(
+        tmp_path: Path, monkeypatch) -> None:
+    """While "grap" is searched, "h" is typed: the answer for "grap" arrives superseded and is
+    dropped unseen, and "graph" is searched the moment it arrives, not after the debounce
+    (an hour here: the test would time out)."""
+    import threading
+
+    seeds, data = shipped_copy(tmp_path), tmp_path / "data"
+    app = app_on(seeds, data, debounce_seconds=3600.0)
+    started, gate = threading.Event(), threading.Event()
+    search = Library.search
+
+    def slow(library, query="", *args, **kwargs):
+        if query == "grap":
+            started.set()
+            gate.wait(10)
+        return search(library, query, *args, **kwargs)
+
+    shown: list[str] = []
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        show_hits = app.table.show_hits
+
+        def spy(*args, **kwargs):
+            shown.append(app._result.query)
+            show_hits(*args, **kwargs)
+
+        monkeypatch.setattr(app.table, "show_hits", spy)
+        monkeypatch.setattr(Library, "search", slow)
+        await pilot.press("slash")
+        burst(app, "grap")
+        await wait_for(pilot, started.is_set, 'the search for "grap" to start')
+        burst(app, "h")
+        await wait_for(pilot, lambda: app.search_bar.value == "graph", '"graph" in the bar')
+        assert app._search_timer is not None  # "graph" waits: a search is on its way
+        gate.set()
+        await settle(pilot)
+        assert shown == ["graph"]
+        with Library([seeds], data) as library:
+            assert app.table.paper_ids == _ids(library, "graph")
+
+
+async def test_the_cursor_paper_comes_with_the_hits(tmp_path: Path, monkeypatch) -> None:
+    """A search reads the paper its cursor lands on with the hits, so the panel is drawn with
+    the table: no second worker is started for it."""
+    seeds, data = shipped_copy(tmp_path), tmp_path / "data"
+    app = app_on(seeds, data)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        loads: list[str] = []
+        load_paper = app.load_paper
+
+        def counting(paper_id: str):
+            loads.append(paper_id)
+            return load_paper(paper_id)
+
+        monkeypatch.setattr(app, "load_paper", counting)
+        await pilot.press("slash")
+        await type_text(pilot, "learning")
+        await settle(pilot)
+        assert app._result.query == "learning"
+        assert app.panel.paper is not None and app.panel.paper.id == app.table.current_id
+        assert loads == []
+        await pilot.press("down", "j")  # back to the table, next paper: loaded by itself
+        await settle(pilot)
+        assert loads == [app.table.current_id] == [app.panel.paper.id]
+
+
+async def test_the_page_follows_the_terminal_height(tmp_path: Path) -> None:
+    """The table gets a page of PAGE_SIZE hits, or of twice the terminal's height when that is
+    more, so a tall terminal never shows the table ending early; a page size given is kept."""
+    from tui.app import PAGE_SIZE
+
+    seeds, data = shipped_copy(tmp_path), tmp_path / "data"
+    app = app_on(seeds, data)
+    async with app.run_test(size=(100, 24)) as pilot:
+        await settle(pilot)
+        assert app.page_size == app.table.page_size == PAGE_SIZE
+        await pilot.resize_terminal(100, 50)
+        await wait_for(pilot, lambda: app.table.page_size == 100, "a page of 100 rows")
+        assert app.page_size == 100
+    app = app_on(seeds, data, page_size=10)
+    async with app.run_test(size=(100, 50)) as pilot:
+        await settle(pilot)
+        assert app.page_size == app.table.page_size == 10
+        assert app.table.row_count == 10
+
+
+async def test_a_page_with_the_same_rows_is_not_drawn_again(tmp_path: Path, monkeypatch) -> None:
+    """A page that shows the rows already shown (as after a key that changes no hit) leaves the
+    rows as they are, only the cursor is placed; any change in a row fills the table anew."""
+    import dataclasses
+
+    seeds, data = shipped_copy(tmp_path), tmp_path / "data"
+    app = app_on(seeds, data)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        table = app.table
+        hits = [table.hit(pid) for pid in table.paper_ids]
+        added: list[str] = []
+        add_row = table.add_row
+
+        def counting(*cells, key=None, **kwargs):
+            added.append(key)
+            return add_row(*cells, key=key, **kwargs)
+
+        monkeypatch.setattr(table, "add_row", counting)
+        rescored = [dataclasses.replace(h, score=h.score + 1) for h in hits]  # not shown
+        table.show_hits(rescored, 0, len(hits), focus=3)
+        assert added == [] and table.cursor_row == 3
+        assert table.paper_ids == [h.id for h in hits]
+        changed = [dataclasses.replace(hits[0], headline="Another first sentence."), *hits[1:]]
+        table.show_hits(changed, 0, len(hits))
+        assert added == [h.id for h in hits] and table.cursor_row == 0
+        assert table.get_row(hits[0].id)[2].plain == "Another first sentence."

@@ -50,4 +50,4 @@ def test_the_keystroke_benchmark_types_every_prefix(tmp_path: Path) -> None:
     out = subprocess.run([sys.executable, str(REPO / "bench" / "keystrokes.py"), str(seeds),
                           str(tmp_path / "data"), "--query", "reinforcement"],
                          capture_output=True, text=True, timeout=120, check=True).stdout
-    assert "'reinforcem' " in out and out.strip().endswith("over 13 keystrokes")
+    assert "'reinforcem' " in out and out.strip().endswith("over 13 keystrokes, 60 hits a page")

@@ -188,6 +188,65 @@ def test_a_page_boundary_inside_tied_scores_keeps_seed_order(tmp_path):
         assert [h.headline.split()[4] for h in best.hits] == ["one"]
 
 
+_WORDS = ("amber", "basalt", "cobalt", "dune", "ember", "fjord", "glacier", "harbor", "inlet",
+          "jasper", "kelp", "lagoon", "mesa", "nectar", "oasis", "pumice", "quartz", "reef")
+
+
+def _tied_library(tmp_path: Path) -> Library:
+    """54 abstracts in two seed files, each with "quokka" and "marsupials" once and as many
+    words: every one of them has the same bm25 for "quokka" and for "quokka marsupials"."""
+    seeds = tmp_path / "seeds"
+    seeds.mkdir()
+    abstracts = [f"The quokka study of {a} and {b} observes marsupials on islands."
+                 for a in _WORDS for b in _WORDS[:3]]
+    (seeds / "b.txt").write_text("Zoo 2025 Papers\n\n" + "\n\n".join(abstracts[:30]) + "\n",
+                                 encoding="utf-8")
+    (seeds / "a.txt").write_text("Zoo 2024 Papers\n\n" + "\n\n".join(abstracts[30:]) + "\n",
+                                 encoding="utf-8")
+    return _synced(seeds, tmp_path / "data")
+
+
+@pytest.mark.parametrize("query", ["quokka", "quokka marsupials", "quokka marsupials isl"])
+def test_a_tie_longer_than_the_margin_gives_the_answer_of_the_general_query(
+        tmp_path, monkeypatch, query):
+    """Pages cut inside a group of tied scores longer than the matches fetched past the page
+    (TIE_MARGIN, made 2 here so the group is longer than it) are the pages of the general
+    query, which joins every match and sorts by score and seed order (TIE_LIMIT 0 forces it)."""
+    import db.search
+
+    with _tied_library(tmp_path) as lib:
+        pages = [(limit, offset) for limit in (1, 5, 7, 60) for offset in (0, 3, 29, 53, 54)]
+        monkeypatch.setattr(db.search, "TIE_MARGIN", 2)
+        monkeypatch.setattr(db.search, "_IN_CHUNK", 4)  # a page's rows read 4 at a time
+        fast = [lib.search(query, limit=li, offset=o, typing=True) for li, o in pages]
+        monkeypatch.setattr(db.search, "TIE_LIMIT", 0)
+        general = [lib.search(query, limit=li, offset=o, typing=True) for li, o in pages]
+        assert [(r.total, [h.id for h in r.hits]) for r in fast] == \
+               [(r.total, [h.id for h in r.hits]) for r in general]
+        whole = fast[pages.index((60, 0))]
+        assert whole.total == 54
+        if len(query.split()) < 3:  # (three words are re-ranked: db.rank orders those)
+            every = [h.headline.split()[4:7] for h in whole.hits]
+            # seed order: the file a.txt first, then b.txt, each in its own order
+            assert every[0] == ["kelp", "and", "amber"]
+            assert every[24] == ["amber", "and", "amber"]
+            assert len({h.score for h in whole.hits}) == 1  # really all tied
+
+
+def test_the_one_pass_count_of_two_words_is_the_count_of_their_matches(tmp_path):
+    """Two words or more are counted in the pass that ranks them: the same total as a count
+    of the FTS matches, whatever the page asked for (none at all included)."""
+    with _tied_library(tmp_path) as lib:
+        conn = lib._index()
+        for query, expression in (("quokka marsupials", '"quokka" AND "marsupials"'),
+                                  ("quokka amber", '"quokka" AND "amber"')):
+            expected = conn.execute("SELECT count(*) FROM papers_fts WHERE papers_fts MATCH ?",
+                                    (expression,)).fetchone()[0]
+            assert expected in (54, 20)  # "amber": 3 papers as the first word, 18 as the second
+            for limit, offset in ((0, 0), (1, 0), (5, 50), (10, 100)):
+                assert lib.search(query, limit=limit, offset=offset).total == expected
+
+
 def _children(pid: int) -> list[int]:
     """Live (not zombie) processes whose parent is ``pid``, from /proc."""
     found = []

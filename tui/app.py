@@ -16,10 +16,11 @@ from collections.abc import Iterable
 from typing import ClassVar
 
 from rich.text import Text
-from textual import on
+from textual import events, on
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Container
+from textual.css.query import NoMatches
 from textual.driver import Driver
 from textual.widgets import Footer
 from textual.worker import Worker, WorkerState
@@ -53,8 +54,10 @@ from tui.workers import (
     SyncProgressed,
 )
 
-#: Hits the table holds at most; more are loaded as the cursor moves.
-PAGE_SIZE = 200
+#: Hits the table holds at most (or twice the terminal's height, if more); more are loaded as
+#: the cursor moves. Textual's DataTable measures every row it is given (200 rows were ~25 ms
+#: of each keystroke at 87k papers), so it gets a few screens, not more.
+PAGE_SIZE = 60
 #: Seconds after the last keystroke before the search runs.
 DEBOUNCE_S = 0.08
 #: Seconds between two checks for changed seed files.
@@ -135,10 +138,12 @@ class PapertrayApp(ReaderTools, SearchingApp):
     ]
 
     def __init__(self, seeds: list[str] | None = None, data_dir: str | None = None, *,
-                 page_size: int = PAGE_SIZE, ascii_only: bool | None = None,
+                 page_size: int | None = None, ascii_only: bool | None = None,
                  poll_seconds: float = POLL_S, debounce_seconds: float = DEBOUNCE_S) -> None:
         super().__init__()
-        self.seeds, self.data_dir, self.page_size = seeds, data_dir, page_size
+        self.seeds, self.data_dir = seeds, data_dir
+        self._page_fixed = page_size is not None  # else it follows the terminal's height
+        self.page_size = page_size or PAGE_SIZE
         self.poll_seconds, self.debounce_seconds = poll_seconds, debounce_seconds
         self.glyphs = glyphs_for(wants_ascii() if ascii_only is None else ascii_only)
         #: every character papertray and Textual draw is ASCII (the abstract's own text aside)
@@ -207,6 +212,15 @@ class PapertrayApp(ReaderTools, SearchingApp):
 
         self.push_screen(AsciiCommandPalette(providers=[ThemeProvider],
                                              placeholder="Search for themes..."))
+
+    def on_resize(self, event: events.Resize) -> None:
+        """A taller terminal gets a larger page (:data:`PAGE_SIZE`), so the table never ends
+        above the bottom of the screen while more hits are waiting."""
+        if not self._page_fixed:
+            self.page_size = max(PAGE_SIZE, 2 * event.size.height)
+            if self.screen_stack:
+                with contextlib.suppress(NoMatches):
+                    self.table.page_size = self.page_size
 
     def on_mount(self) -> None:
         self.main_screen.set_class(self.no_color, "-no-color")

@@ -18,7 +18,7 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import DataTable
 
-from db.models import SearchResult
+from db.models import Paper, SearchResult
 from db.text import one_line
 from tui.display import said
 from tui.widgets import AbstractPanel, ResultsPane, ResultsTable, SearchBar, StatusHeader
@@ -42,6 +42,7 @@ class SearchingApp(LibraryWorkers, App[None]):
         self._query = ""  # the query of the newest request (or of the armed timer)
         self._request = 0  # number of the newest search request; older answers are dropped
         self._applied = 0  # number of the answer the table shows
+        self._sent = 0  # number of the newest request a worker was started for
         self._search_timer: Timer | None = None
         self._result: SearchResult | None = None
         self._paper_wanted: str | None = None
@@ -101,7 +102,9 @@ class SearchingApp(LibraryWorkers, App[None]):
             return
         self._query = query
         # a key that finds no search on its way searches at once (a debounce for every key was
-        # 80 ms of each keystroke's latency); keys that come faster than searches are coalesced
+        # 80 ms of each keystroke's latency); keys that come faster than searches are coalesced:
+        # the newest query waits for the answer on its way (which is dropped, _page_loaded) or
+        # for the debounce, whichever comes first
         busy = self._search_timer is not None or self._applied != self._request
         self._request += 1  # whatever is on its way is stale now
         if self._search_timer is not None:
@@ -120,6 +123,7 @@ class SearchingApp(LibraryWorkers, App[None]):
         if self.lib is None:
             return
         self._request += 1
+        self._sent = self._request
         self.load_page(self._request, self._query, self.status_filter, offset, focus, fallback)
 
     @on(ResultsTable.PageWanted)
@@ -127,12 +131,18 @@ class SearchingApp(LibraryWorkers, App[None]):
         if self._search_pending or self.lib is None:
             return  # a newer search is coming; it replaces the window anyway
         self._request += 1
+        self._sent = self._request
         self.load_page(self._request, self._query, self.status_filter, message.offset,
                        message.focus)
 
     @on(PageLoaded)
     def _page_loaded(self, message: PageLoaded) -> None:
-        if message.request != self._request:
+        if message.request != self._request:  # superseded: never shown
+            if message.request == self._sent and self._search_timer is not None:
+                self._search()  # the newest query waited for this answer: its turn now
+            return
+        if message.result is None:  # skipped by a worker that was cancelled: ask again
+            self._search(focus=message.focus, offset=message.offset, fallback=message.fallback)
             return
         self._applied = message.request
         result = self._result = message.result
@@ -141,12 +151,14 @@ class SearchingApp(LibraryWorkers, App[None]):
         for paper_id, status in self._predicted().items():  # marks not written when it was read
             self.table.set_status(paper_id, status)
         self.main_screen.query_one(ResultsPane).show_message(self._empty_message(result))
-        self._follow_cursor(force=True)
+        self._follow_cursor(force=True, ready=message.paper)
         self._release_keys()
 
     @on(NoNewPaper)
     def _no_new_paper(self, message: NoNewPaper) -> None:
-        if message.request == self._request:
+        if message.request == self._sent != self._request and self._search_timer is not None:
+            self._search()  # superseded, and the newest query waited for it (_page_loaded)
+        elif message.request == self._request:
             self._applied = message.request
             self.notify(f"no new paper {'below' if message.step > 0 else 'above'}", timeout=3)
             self._release_keys()
@@ -201,6 +213,7 @@ class SearchingApp(LibraryWorkers, App[None]):
             self.notify(f"no new paper {'below' if step > 0 else 'above'}", timeout=3)
         elif not self._search_pending:
             self._request += 1
+            self._sent = self._request
             self.find_new(self._request, self._query, self.status_filter, start, step)
 
     # -- the paper under the cursor ----------------------------------------------------------
@@ -208,8 +221,9 @@ class SearchingApp(LibraryWorkers, App[None]):
     def _row_highlighted(self) -> None:
         self._follow_cursor()
 
-    def _follow_cursor(self, force: bool = False) -> None:
-        """Load the cursor paper into the abstract panel (unless it is on its way)."""
+    def _follow_cursor(self, force: bool = False, ready: Paper | None = None) -> None:
+        """Load the cursor paper into the abstract panel (unless it is on its way); ``ready``
+        is a paper read with the hits, shown at once if it is the cursor paper."""
         self._show_position()
         paper_id = self.table.current_id
         if paper_id is None:
@@ -221,24 +235,30 @@ class SearchingApp(LibraryWorkers, App[None]):
             return
         if force or paper_id != self._paper_wanted:
             self._paper_wanted = paper_id
-            self.load_paper(paper_id)
+            if ready is not None and ready.id == paper_id:
+                self._show_paper(paper_id, ready)
+            else:
+                self.load_paper(paper_id)
 
     @on(PaperLoaded)
     def _paper_loaded(self, message: PaperLoaded) -> None:
-        hit = self.table.hit(message.paper_id)
-        if message.paper_id != self.table.current_id or hit is None:
-            if message.paper_id == self._paper_wanted:
+        self._show_paper(message.paper_id, message.paper)
+
+    def _show_paper(self, paper_id: str, paper: Paper | None) -> None:
+        """Show ``paper`` (None: it left the library) in the panel if it is the cursor paper."""
+        hit = self.table.hit(paper_id)
+        if paper_id != self.table.current_id or hit is None:
+            if paper_id == self._paper_wanted:
                 # it came while the cursor was away for a moment; the cursor may be back on it
                 # by now with no new highlight event to ask again, so ask for the cursor's paper
                 self._paper_wanted = None
                 self._follow_cursor()
             return
-        self._paper_shown = message.paper_id
-        if message.paper is None:
+        self._paper_shown = paper_id
+        if paper is None:
             self.panel.show_message(
                 Text(f"this paper left the library; syncing{self.glyphs['more']}"))
             return
-        paper = message.paper
         if paper.status != hit.status:  # the row knows best: a mark may be on its way to disk
             paper = dataclasses.replace(paper, status=hit.status)
         self.panel.show_paper(paper, self._result.terms if self._result else ())

@@ -24,6 +24,7 @@ from textual.worker import get_current_worker
 
 from db import Library, LibraryError, MarkChange, Paper, SearchResult, SyncReport
 from db.sync import SyncCancelled
+from tui.widgets.results import FOLLOW_CURSOR
 
 
 class LibraryOpened(Message):
@@ -73,14 +74,18 @@ class PageLoaded(Message):
     """The answer to search request number ``request``: the window of hits at ``offset``.
 
     ``focus`` (a paper id or a row index, -1 = last) says where the cursor goes; ``fallback``
-    is the row when the paper is not in the window.
+    is the row when the paper is not in the window. ``result`` is None when the request was
+    superseded before it ran (the app drops such an answer unseen).
     """
 
-    def __init__(self, request: int, offset: int, result: SearchResult, focus: str | int | None,
-                 fallback: int = 0) -> None:
+    def __init__(self, request: int, offset: int, result: SearchResult | None,
+                 focus: str | int | None, fallback: int = 0, paper: Paper | None = None) -> None:
         super().__init__()
         self.request, self.offset, self.result = request, offset, result
         self.focus, self.fallback = focus, fallback
+        self.paper = paper
+        """The whole paper the cursor will be on (read with the hits, so that the panel is
+        drawn in the same frame as the table), or None: then the app loads it."""
 
 
 class NoNewPaper(Message):
@@ -146,6 +151,7 @@ class LibraryWorkers:
     """
 
     lib: Library | None
+    _request: int  # the app's newest search request (tui.searching)
     seeds: list[str] | None
     data_dir: str | None
     page_size: int
@@ -202,10 +208,21 @@ class LibraryWorkers:
                   focus: str | int | None, fallback: int = 0) -> None:
         """Search ``query`` with the status filter and post the window of hits at ``offset``."""
         assert self.lib is not None
+        worker = get_current_worker()
         with self._mark_lock:
+            if worker.is_cancelled or request != self._request:  # a newer request came
+                self.post_message(PageLoaded(request, offset, None, focus, fallback))
+                return
             result = self.lib.search(query, _filter(status), self.page_size, offset,
-                                         typing=True)
-            self.post_message(PageLoaded(request, offset, result, focus, fallback))
+                                     typing=True)
+            paper = None
+            cursor = _cursor_paper(result, focus, fallback)
+            if cursor is not None and not worker.is_cancelled:
+                try:
+                    paper = self.lib.get(cursor)
+                except LibraryError:
+                    paper = None
+            self.post_message(PageLoaded(request, offset, result, focus, fallback, paper))
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="search")
     def find_new(self, request: int, query: str, status: str, start: int, step: int) -> None:
@@ -318,6 +335,19 @@ def _statuses(library: Library, paper_ids: dict[str, None]) -> dict[str, str]:
         except (LibraryError, sqlite3.Error):
             continue
     return statuses
+
+
+def _cursor_paper(result: SearchResult, focus: str | int | None, fallback: int) -> str | None:
+    """The id of the hit the table's cursor will be on once ``result`` is shown with ``focus``
+    and ``fallback`` (as :meth:`tui.widgets.results.ResultsTable.show_hits` places it), or None
+    when that depends on the table (:data:`FOLLOW_CURSOR`) or there is no hit."""
+    ids = list(dict.fromkeys(h.id for h in result.hits))
+    if not ids or focus == FOLLOW_CURSOR:
+        return None
+    if isinstance(focus, str) and focus in ids:
+        return focus
+    row = (focus if focus >= 0 else len(ids) + focus) if isinstance(focus, int) else fallback
+    return ids[min(max(row, 0), len(ids) - 1)]
 
 
 def _filter(status: str) -> str | None:

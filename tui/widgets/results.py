@@ -75,6 +75,9 @@ class ResultsTable(DataTable, inherit_bindings=False):
         """Number of hits of the query (loaded or not)."""
         self._hits: dict[str, Hit] = {}
         self._widths: tuple[int, int, int] = (0, 0, 0)
+        #: what the rows show (the theme, then id, name, title, headline, status and tags per
+        #: row), as last filled
+        self._shown: list | None = None
         self._wanted: int | None = None
         self._ahead = 0  # rows the cursor still has to move once the wanted window arrives
 
@@ -126,6 +129,7 @@ class ResultsTable(DataTable, inherit_bindings=False):
             return
         self._hits[paper_id] = dataclasses.replace(hit, status=status)
         self.update_cell(paper_id, "mark", self._mark_cell(status))
+        self._shown = None  # the rows differ from what the last fill drew
 
     def row_of(self, paper_id: str) -> int | None:
         """The row index of ``paper_id``, or None."""
@@ -231,7 +235,12 @@ class ResultsTable(DataTable, inherit_bindings=False):
 
     def _fill(self, focus: str | int | None, fallback: int) -> None:
         widths = self._column_widths()
-        if widths == self._widths and self.columns:
+        # the styles are in the cells: a change of theme draws them anew
+        shown = [self.app.theme, *((h.id, h.name, h.title, h.headline, h.status, h.tags)
+                                   for h in self._hits.values())]
+        if widths == self._widths and self.columns and shown == self._shown:
+            pass  # the rows shown already (a key that changed no hit): nothing to draw again
+        elif widths == self._widths and self.columns:
             self.clear(columns=False)
         else:  # the width changed: the columns are rebuilt to fit it
             self._widths = widths
@@ -241,8 +250,10 @@ class ResultsTable(DataTable, inherit_bindings=False):
             if widths[1]:
                 self.add_column("tags", width=widths[1], key="tags")
             self.add_column("headline", width=widths[2], key="headline")
-        for hit in self._hits.values():
-            self.add_row(*self._cells(hit), key=hit.id)
+        if shown != self._shown or not self.row_count:
+            for hit in self._hits.values():
+                self.add_row(*self._cells(hit), key=hit.id)
+            self._shown = shown
         if not self.row_count:
             return
         if isinstance(focus, str) and focus in self._hits:
@@ -291,7 +302,12 @@ class ResultsPane(Vertical):
         yield self.table
 
     def show_message(self, message: Text | None) -> None:
-        """Show ``message`` (e.g. "no papers match …") above the table, or hide it (None)."""
+        """Show ``message`` (e.g. "no papers match …") above the table, or hide it (None).
+
+        Nothing is redrawn when it is hidden and stays hidden: every update lays the whole
+        screen out anew, and a search that finds papers (most searches) has no message."""
         notice = self.query_one("#no-results", Static)
+        if message is None and not notice.display:
+            return
         notice.update(message or "")
         notice.display = message is not None
