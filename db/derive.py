@@ -67,7 +67,11 @@ def code_url(links: list[str]) -> str | None:
 def headline(text: str, limit: int = 240) -> str:
     """The abstract's first sentence, rendered to plain text, cut at ``limit`` characters."""
     found = next(iter_sentences(one_line(text)[: limit * 4]), None)
-    first = one_line(render_plain(found)) if found else ""
+    if not found:
+        return ""
+    rendered = render_plain(found)
+    # a sentence of one_line's output is one line already: only rendering can change that
+    first = found if rendered is found else one_line(rendered)
     if len(first) > limit:
         first = first[: limit - 1].rsplit(" ", 1)[0] + "…"
     return first
