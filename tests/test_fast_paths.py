@@ -5,6 +5,7 @@ joins only its best matches. And a command that needs no parsing imports nothing
 
 from __future__ import annotations
 
+import shutil
 import sqlite3
 import subprocess
 import sys
@@ -234,3 +235,52 @@ def test_a_killed_sync_leaves_no_parse_workers_behind(tmp_path):
     while any(_alive(w) for w in workers) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert [w for w in workers if _alive(w)] == []
+
+
+def _secondary_indexes(data: Path) -> list[str]:
+    conn = sqlite3.connect(data / "index.sqlite")
+    try:
+        return [r[0] for r in conn.execute(
+            "SELECT name FROM sqlite_master WHERE type='index' AND sql IS NOT NULL ORDER BY name")]
+    finally:
+        conn.close()
+
+
+@pytest.mark.parametrize("parallel", [False, True])
+def test_a_bulk_first_build_of_odd_and_structured_seeds_equals_the_plain_one(
+        tmp_path, monkeypatch, parallel):
+    """The bulk first build (secondary indexes built after the rows, each file's vocabulary
+    counted where it was parsed, no compact) writes what the plain path writes: the same
+    abstract in two files and in a JSON record counted once in the vocabulary, the JSON
+    record's fields winning, every index there afterwards."""
+    from tests.db_support import DATA, ODD_SEEDS
+
+    seeds = copy_seeds(tmp_path / "seeds", REPO / "seeds", ODD_SEEDS)
+    for sample in ("icml_sample.json", "icml_sample.csv"):
+        shutil.copy(DATA / "formats" / sample, seeds / sample)
+    _synced(seeds, tmp_path / "plain").close()
+    monkeypatch.setattr(db.sync, "BULK_MIN_ROWS", 1)
+    if parallel:
+        monkeypatch.setattr(db.parsing, "PARALLEL_MIN_BYTES", 0)
+        monkeypatch.setattr(db.parsing, "workers", lambda: 2)
+    compacted = []
+    monkeypatch.setattr(db.sync, "compact", compacted.append)
+    with _synced(seeds, tmp_path / "bulk") as lib:
+        assert lib.fts_ok()
+        assert [h.name for h in all_hits(lib, "parm")][:1] == ["PARM"]
+    assert compacted == []  # nothing to compact after a first build
+    bulk, plain = _index(tmp_path / "bulk"), _index(tmp_path / "plain")
+    assert bulk == plain
+    assert len(bulk["papers"]) > 35  # the odd and structured seeds were loaded too
+    assert _secondary_indexes(tmp_path / "bulk") == [
+        "papers_collection", "papers_id", "papers_seed_order", "sources_paper"]
+
+
+def test_the_unique_paper_index_is_back_after_a_bulk_build(tmp_path, monkeypatch):
+    monkeypatch.setattr(db.sync, "BULK_MIN_ROWS", 1)
+    _synced(copy_seeds(tmp_path / "seeds"), tmp_path / "data").close()
+    conn = sqlite3.connect(tmp_path / "data" / "index.sqlite")
+    row = conn.execute("SELECT * FROM papers LIMIT 1").fetchone()
+    with pytest.raises(sqlite3.IntegrityError):
+        conn.execute(f"INSERT INTO papers VALUES (NULL{', ?' * (len(row) - 1)})", row[1:])
+    conn.close()
