@@ -48,10 +48,16 @@ class _Planned:
     vocab: Counter[str] | None = None  # prepare_file(entries)[1]
 
 
+#: ASCII bytes that are not ``\w`` (letters, digits, ``_``), each mapped to a space.
+_NOT_WORD = bytes.maketrans(
+    bytes(b for b in range(128) if not (chr(b).isalnum() or chr(b) == "_")),
+    b" " * sum(1 for b in range(128) if not (chr(b).isalnum() or chr(b) == "_")))
+
+
 def terms_of(text: str) -> set[str]:
     """The distinct words of ``text`` as the vocabulary stores them (folded, unstemmed)."""
-    if text.isascii():
-        words = set(WORD_RE.findall(text.casefold()))
+    if text.isascii():  # WORD_RE.findall's words, a third faster: non-words to spaces, split
+        words = set(text.lower().encode().translate(_NOT_WORD).decode().split())
         return {w for w in words if "_" not in w} if "_" in text else words
     words = WORD_RE.findall(unicodedata.normalize("NFKC", text).casefold())
     return {w if w.isascii() else fold(w) for w in words if "_" not in w}

@@ -12,6 +12,8 @@ import threading
 
 import pytest
 import sqlite_utils
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import db.parsing
 import db.sync
@@ -387,3 +389,13 @@ def test_a_killed_forced_sync_leaves_the_fingerprints(library, seeds_copy, parse
     parse_calls.clear()
     report = library.sync()
     assert (report.added, report.changed, parse_calls) == (0, 0, [])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.characters(max_codepoint=127), max_size=80))
+def test_vocabulary_words_of_ascii_text_are_the_regex_words(text):
+    """terms_of splits ASCII text by a byte translation: the words WORD_RE finds, folded,
+    without those that contain "_"."""
+    from db.text import WORD_RE
+
+    assert db.sync.terms_of(text) == {w for w in WORD_RE.findall(text.casefold()) if "_" not in w}
