@@ -65,6 +65,10 @@ def clean(text: str) -> str:
 
 def one_line(text: str) -> str:
     """``text`` cleaned and with every run of white space (newlines too) folded to one space."""
+    # printable text has no white space but " " (tabs, newlines, NBSP... are not printable):
+    # without two in a row or one at an end, it is one line already (an abstract, usually)
+    if text.isprintable() and "  " not in text and text[:1] != " " and text[-1:] != " ":
+        return text
     return " ".join(clean(text).split())  # str.split: 4x faster than a regex here
 
 

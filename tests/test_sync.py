@@ -411,3 +411,13 @@ def test_clean_skips_printable_text_and_removes_the_rest_as_before(text):
     from db.text import _CONTROL_RE, clean
 
     assert clean(text) == _CONTROL_RE.sub("", text.replace("\t", " "))
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet=st.sampled_from(
+    ["a", " ", "\t", "\n", "\x1b", "\x85", "\xa0", "\u2003", "\u3000", "\u2028", "\u202e",
+     "é", "中", "\x1c"]), max_size=30))
+def test_one_line_skips_text_that_is_one_line_already(text):
+    from db.text import clean, one_line
+
+    assert one_line(text) == " ".join(clean(text).split())
