@@ -60,11 +60,17 @@ def parse_files(files: list[tuple[Path, bytes]], prepare: Callable[[list[Entry]]
     """Parse ``(path, data)`` seed files; yields one :data:`Parsed` per file, in their order.
 
     Closing the iterator early (a sync cancelled between two files) drops the files not yet
-    parsed.
+    parsed. Each item of ``files`` is emptied (``(path, b"")``) once the file is parsed: a
+    caller that writes each file as it comes (db.sync) does not hold every file's bytes to the
+    end (87k abstracts: 90 MB).
     """
     size = sum(len(data) for _, data in files)
     if len(files) < 2 or size < PARALLEL_MIN_BYTES or workers() < 2:
-        yield from (parse_one(path, data, prepare) for path, data in files)
+        for i, (path, data) in enumerate(files):
+            files[i] = (path, b"")
+            result = parse_one(path, data, prepare)
+            del data
+            yield result
         return
     # imported here: multiprocessing costs every command ~10 ms, and most syncs parse nothing
     from concurrent.futures import ProcessPoolExecutor
@@ -75,11 +81,15 @@ def parse_files(files: list[tuple[Path, bytes]], prepare: Callable[[list[Entry]]
                                initializer=_worker_started)
     try:
         futures = [pool.submit(parse_one, path, data, prepare) for path, data in files]
-        for (path, data), future in zip(files, futures, strict=True):
+        for i, future in enumerate(futures):
+            path, data = files[i]
+            files[i] = (path, b"")
             try:
-                yield future.result()
+                result = future.result()
             except BrokenProcessPool:  # a worker was killed (out of memory?): parse it here
-                yield parse_one(path, data, prepare)
+                result = parse_one(path, data, prepare)
+            del data
+            yield result
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
 

@@ -88,7 +88,8 @@ def plan_changes(conn: sqlite3.Connection, seed_paths: list[Path], force: bool =
     display = _display_names(files)
     reports = [FileReport(path, "error", 0, reason) for path, reason in found.problems]
     to_apply: list[_Planned] = []
-    to_parse: list[tuple[int, int, _Planned, bytes]] = []  # (files seen, report index, ...)
+    to_parse: list[tuple[int, int, _Planned]] = []  # (files seen, report index, file)
+    jobs: list[tuple[Path, bytes]] = []  # (path, data) of each, for parse_files
     touched = False
     for done, path in enumerate(files, start=1):
         key = str(path)
@@ -114,11 +115,12 @@ def plan_changes(conn: sqlite3.Connection, seed_paths: list[Path], force: bool =
             planned.status = "touched"
             reports.append(FileReport(old[7], _shown(old[4]), old[5], old[6] or ""))
             continue
-        to_parse.append((done, len(reports), planned, data))
+        to_parse.append((done, len(reports), planned))
+        jobs.append((path, data))
+        del data
         reports.append(FileReport(planned.display, "loaded"))  # its counts once it is parsed
-    jobs = [(planned.path, data) for _, _, planned, data in to_parse]
     with contextlib.closing(parse_files(jobs, prepare_file)) as parsed:
-        for (done, at, planned, _), result in zip(to_parse, parsed, strict=True):
+        for (done, at, planned), result in zip(to_parse, parsed, strict=True):
             (planned.collection, planned.entries, planned.status, planned.reason,
              prepared) = result
             planned.prepared, planned.vocab = prepared or ([], Counter())
