@@ -8,7 +8,7 @@ sentence). A paper that names no method gets no name rather than a wrong one.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 from db.render import render_plain
 from db.text import iter_sentences, one_line
@@ -26,6 +26,11 @@ _TRIGGER_RE = re.compile(
     r"coin(?:ed)?|develop\w*|design\w*|build|built|releas\w*)\b(?:\s+as)?",
     re.IGNORECASE,
 )
+# the same verbs, case-sensitive, for lower-cased ASCII text (a case-insensitive scan of every
+# position is the slower part of the search); _triggers() finds candidate positions with str.find
+_TRIGGER_LOWER_RE = re.compile(_TRIGGER_RE.pattern.replace("bcdinprtBCDINPRT", "bcdinprt"))
+_TRIGGER_STEMS = ("propos", "introduc", "present", "call", "nam", "dub", "term", "coin",
+                  "develop", "design", "buil", "releas")
 _TOKEN_RE = re.compile(r"\(?[A-Za-z0-9][\w\-+.]*[\w+]\)?|\(?[A-Za-z]\)?")
 _MAYBE_NAME_RE = re.compile(r".[A-Z]|\d")
 _CLAUSE_END_RE = re.compile(r"[,;:]")
@@ -46,6 +51,8 @@ _FIELD_TERMS = {
 def urls(text: str) -> list[str]:
     """Every http(s) link in ``text``, in order, without trailing punctuation, no duplicates."""
     found: list[str] = []
+    if "://" not in text:  # every link has it; most abstracts have none
+        return found
     for m in _URL_RE.finditer(text):
         url = m.group(0).rstrip(".,;:!?*_")
         while url.endswith(")") and url.count(")") > url.count("("):
@@ -67,7 +74,11 @@ def code_url(links: list[str]) -> str | None:
 def headline(text: str, limit: int = 240) -> str:
     """The abstract's first sentence, rendered to plain text, cut at ``limit`` characters."""
     found = next(iter_sentences(one_line(text)[: limit * 4]), None)
-    first = one_line(render_plain(found)) if found else ""
+    if not found:
+        return ""
+    rendered = render_plain(found)
+    # a sentence of one_line's output is one line already: only rendering can change that
+    first = found if rendered is found else one_line(rendered)
     if len(first) > limit:
         first = first[: limit - 1].rsplit(" ", 1)[0] + "…"
     return first
@@ -85,8 +96,59 @@ def method_name(text: str, is_word: Callable[[str], bool]) -> str | None:
     ordinary English.
     """
     plain = one_line(_strip_markup(text))
-    if not _TRIGGER_RE.search(plain):
+    # one scan of the whole text for introducing verbs, instead of one more per sentence: no
+    # match can span two sentences (a verb ends in a letter, a sentence in ".", "!" or "?"),
+    # so the matches inside a sentence are the sentence's own (tests/test_seeds.py compares)
+    triggers = _triggers(plain)
+    pending = next(triggers, None)
+    if pending is None:
         return None
+    offset = 0
+    for sentence in iter_sentences(plain):
+        start = plain.find(sentence, offset)
+        if start < 0:  # (cannot happen: a sentence is the text from offset on, stripped)
+            return _method_name_by_sentence(plain, is_word)
+        end = offset = start + len(sentence)
+        if pending.start() >= end:
+            continue
+        seen = _SeenBefore(plain[:start])
+        while pending is not None and pending.start() < end:
+            tail = plain[pending.end():end]
+            name = _paren_name(tail, seen) or _first_name_like(tail, seen, is_word)
+            if name:
+                return name
+            pending = next(triggers, None)
+        if pending is None:
+            return None
+    return None
+
+
+def _triggers(plain: str) -> Iterator[re.Match[str]]:
+    """``_TRIGGER_RE.finditer(plain)``, found faster in ASCII text: each verb's stem is looked
+    for with ``str.find`` in the lower-cased text, and the regex is tried only there (the
+    matches' positions are the same: lower() keeps the length of ASCII text)."""
+    if not plain.isascii():
+        yield from _TRIGGER_RE.finditer(plain)
+        return
+    low = plain.lower()
+    starts = set()
+    for stem in _TRIGGER_STEMS:
+        at = low.find(stem)
+        while at >= 0:
+            starts.add(at)
+            at = low.find(stem, at + 1)
+    end = 0
+    for at in sorted(starts):
+        if at < end:
+            continue
+        m = _TRIGGER_LOWER_RE.match(low, at)
+        if m:
+            end = m.end()
+            yield m
+
+
+def _method_name_by_sentence(plain: str, is_word: Callable[[str], bool]) -> str | None:
+    """:func:`method_name` of the one-line plain text, searching each sentence for verbs."""
     offset = 0
     for sentence in iter_sentences(plain):
         start = plain.find(sentence, offset)

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from multiprocessing.context import BaseContext
 
 #: ``(collection, entries, status, reason, prepared)``: status "loaded", "empty" or "error";
-#: ``prepared[i]`` is ``prepare(entries[i])``.
+#: ``prepared`` is ``prepare(entries)`` (None for a file that yields no entries).
 Parsed = tuple[str, list[Entry], str, str, list]
 
 #: Bytes of seed text from which a pool is used (~2,000 abstracts, about a second of parsing
@@ -31,20 +31,20 @@ Parsed = tuple[str, list[Entry], str, str, list]
 PARALLEL_MIN_BYTES = 2_000_000
 
 
-def parse_one(path: Path, data: bytes, prepare: Callable[[Entry], object]) -> Parsed:
+def parse_one(path: Path, data: bytes, prepare: Callable[[list[Entry]], object]) -> Parsed:
     """Parse one seed file's bytes; a file that yields no papers gives its status and reason.
 
-    ``prepare`` (a module-level function: it is sent to worker processes) is applied to each
-    entry in the same process, so that per-entry work of the caller runs in parallel too.
+    ``prepare`` (a module-level function: it is sent to worker processes) is applied to the
+    file's entries in the same process, so that per-entry work of the caller runs in parallel too.
     """
     skipped: list[str] = []  # records left out of a structured file, said in its reason
     try:
         collection, entries = parse_file(path, data, skipped)
     except SeedError as exc:
-        return "", [], exc.status, str(exc), []
+        return "", [], exc.status, str(exc), None
     except (RecursionError, ValueError) as exc:
-        return "", [], "error", f"cannot parse: {exc}", []
-    return collection, entries, "loaded", "; ".join(skipped), [prepare(e) for e in entries]
+        return "", [], "error", f"cannot parse: {exc}", None
+    return collection, entries, "loaded", "; ".join(skipped), prepare(entries)
 
 
 def workers() -> int:
@@ -55,16 +55,22 @@ def workers() -> int:
         return os.cpu_count() or 1
 
 
-def parse_files(files: list[tuple[Path, bytes]], prepare: Callable[[Entry], object]
+def parse_files(files: list[tuple[Path, bytes]], prepare: Callable[[list[Entry]], object]
                 ) -> Iterator[Parsed]:
     """Parse ``(path, data)`` seed files; yields one :data:`Parsed` per file, in their order.
 
     Closing the iterator early (a sync cancelled between two files) drops the files not yet
-    parsed.
+    parsed. Each item of ``files`` is emptied (``(path, b"")``) once the file is parsed: a
+    caller that writes each file as it comes (db.sync) does not hold every file's bytes to the
+    end (87k abstracts: 90 MB).
     """
     size = sum(len(data) for _, data in files)
     if len(files) < 2 or size < PARALLEL_MIN_BYTES or workers() < 2:
-        yield from (parse_one(path, data, prepare) for path, data in files)
+        for i, (path, data) in enumerate(files):
+            files[i] = (path, b"")
+            result = parse_one(path, data, prepare)
+            del data
+            yield result
         return
     # imported here: multiprocessing costs every command ~10 ms, and most syncs parse nothing
     from concurrent.futures import ProcessPoolExecutor
@@ -75,11 +81,15 @@ def parse_files(files: list[tuple[Path, bytes]], prepare: Callable[[Entry], obje
                                initializer=_worker_started)
     try:
         futures = [pool.submit(parse_one, path, data, prepare) for path, data in files]
-        for (path, data), future in zip(files, futures, strict=True):
+        for i, future in enumerate(futures):
+            path, data = files[i]
+            files[i] = (path, b"")
             try:
-                yield future.result()
+                result = future.result()
             except BrokenProcessPool:  # a worker was killed (out of memory?): parse it here
-                yield parse_one(path, data, prepare)
+                result = parse_one(path, data, prepare)
+            del data
+            yield result
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
 

@@ -50,13 +50,24 @@ def render_segments(text: str, ascii_only: bool = False) -> list[Segment]:
     that shows ASCII only) a LaTeX span whose rendering is not ASCII ("$\\mathcal{G}$" is "𝒢")
     is kept as its source too.
     """
+    if not _has_markup(text):
+        return [(text, "")] if text else []
     out: list[Segment] = []
     _render_into(text, "", out, depth=0, ascii_only=ascii_only)
     return _merge(out)
 
 
+def _has_markup(text: str) -> bool:
+    """Whether :data:`_TOKEN_RE` can match in ``text``: each of its forms starts with ``*``,
+    ``$`` or a backslash. Three substring tests instead of a regex scan: most sentences have
+    none (a sync renders every abstract's headline)."""
+    return "*" in text or "$" in text or "\\" in text
+
+
 def render_plain(text: str, ascii_only: bool = False) -> str:
     """``text`` rendered to plain Unicode (emphasis markers dropped, LaTeX converted)."""
+    if not _has_markup(text):
+        return text
     return "".join(t for t, _ in render_segments(text, ascii_only))
 
 

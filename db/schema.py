@@ -17,27 +17,41 @@ from db.models import LibraryError
 from db.paths import DataPaths, private_file
 
 #: Bump when the index's tables change; an index of another version is rebuilt from the seeds.
-INDEX_VERSION = 8  # 4: papers.body, the FTS column that splits CJK text (db.text.split_cjk)
+INDEX_VERSION = 9  # 4: papers.body, the FTS column that splits CJK text (db.text.split_cjk)
 #                    5: papers.abstract_source NULL when it equals papers.abstract
 #                    6: papers.authors/year/venue, sources.meta, the FTS column authors
 #                    7: the index papers_collection (a JSON file holds many venues)
-#                    8: soft hyphens joined in the indexed text (db.text.repair_hyphenation)
+#                    8: FTS columns body first (a token of column 0 needs no column marker in
+#                       its position list: 87k abstracts, 33 MiB of FTS data instead of 49);
+#                       papers.id unique by a named index (a bulk load builds it afterwards)
+#                    9: soft hyphens joined in the indexed text (db.text.repair_hyphenation)
 BUSY_TIMEOUT_MS = 10_000
 #: Bytes per page of the index. An abstract row is ~1.3 kB: 4 kB pages left a fifth of each
 #: ``papers`` page empty (10,000 abstracts: 3.1 of 16.5 MiB, dbstat), 16 kB pages a twentieth.
 INDEX_PAGE_SIZE = 16384
 
-# bm25 weights of the FTS columns (name, title, body, authors): a word in the method's name or
+# bm25 weights of the FTS columns (body, name, title, authors): a word in the method's name or
 # the title says more about a paper than the same word somewhere in its abstract. Authors weigh
 # 2: a name typed alone finds its papers at any weight, but at 8 a word being typed ("parm") ranked
 # a paper by Niki Parmar above the paper named PARM.
-BM25_WEIGHTS = (8.0, 8.0, 1.0, 2.0)
+BM25_WEIGHTS = (1.0, 8.0, 8.0, 2.0)
 
 # (its own statement: a bulk load drops it and indexes the new rows at once, db.sync)
 PAPERS_AI_TRIGGER = """CREATE TRIGGER IF NOT EXISTS papers_ai AFTER INSERT ON papers BEGIN
-    INSERT INTO papers_fts(rowid, name, title, body, authors)
-    VALUES (new.rowid, new.name, new.title, coalesce(new.body, new.abstract), new.authors);
+    INSERT INTO papers_fts(rowid, body, name, title, authors)
+    VALUES (new.rowid, coalesce(new.body, new.abstract), new.name, new.title, new.authors);
 END"""
+
+#: The secondary indexes of the index file. A bulk load (db.sync) drops them and builds them
+#: again after its inserts: one sort each instead of a B-tree insert per row in random order.
+BULK_INDEXES = {
+    "papers_id": "CREATE UNIQUE INDEX IF NOT EXISTS papers_id ON papers(id)",
+    "papers_seed_order":
+        "CREATE INDEX IF NOT EXISTS papers_seed_order ON papers(first_file, first_pos)",
+    "papers_collection":  # Library.collections
+        "CREATE INDEX IF NOT EXISTS papers_collection ON papers(collection)",
+    "sources_paper": "CREATE INDEX IF NOT EXISTS sources_paper ON sources(paper_id)",
+}
 
 INDEX_DDL = f"""
 CREATE TABLE IF NOT EXISTS files (
@@ -51,7 +65,8 @@ CREATE TABLE IF NOT EXISTS files (
 );
 CREATE TABLE IF NOT EXISTS papers (
     rowid INTEGER PRIMARY KEY,
-    id TEXT NOT NULL UNIQUE,        -- stable id: sha256 of the normalized abstract (db.text)
+    id TEXT NOT NULL,               -- stable id: sha256 of the normalized abstract (db.text);
+                                    -- unique (the index papers_id)
     name TEXT, title TEXT,
     headline TEXT NOT NULL,
     abstract_source TEXT,           -- as in the seed file; NULL when equal to abstract
@@ -65,35 +80,34 @@ CREATE TABLE IF NOT EXISTS papers (
     first_file TEXT NOT NULL DEFAULT '',
     first_pos INTEGER NOT NULL DEFAULT 0
 );
-CREATE INDEX IF NOT EXISTS papers_seed_order ON papers(first_file, first_pos);
-CREATE INDEX IF NOT EXISTS papers_collection ON papers(collection);  -- Library.collections
+{";".join(BULK_INDEXES[k] for k in ("papers_id", "papers_seed_order", "papers_collection"))};
 CREATE TABLE IF NOT EXISTS sources (
     file TEXT NOT NULL, position INTEGER NOT NULL, paper_id TEXT NOT NULL,
     meta TEXT,                      -- JSON fields of a structured seed's record (db.sync), or NULL
     PRIMARY KEY (file, position)
 ) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS sources_paper ON sources(paper_id);
+{BULK_INDEXES["sources_paper"]};
 CREATE TABLE IF NOT EXISTS vocab (term TEXT PRIMARY KEY, df INTEGER NOT NULL) WITHOUT ROWID;
 -- what the FTS indexes: the abstract, or its search form (CJK split, folded) when that differs
-CREATE VIEW IF NOT EXISTS papers_search(rowid, name, title, body, authors) AS
-    SELECT rowid, name, title, coalesce(body, abstract), authors FROM papers;
+CREATE VIEW IF NOT EXISTS papers_search(rowid, body, name, title, authors) AS
+    SELECT rowid, coalesce(body, abstract), name, title, authors FROM papers;
 CREATE VIRTUAL TABLE IF NOT EXISTS papers_fts USING fts5(
-    name, title, body, authors, content='papers_search', content_rowid='rowid',
+    body, name, title, authors, content='papers_search', content_rowid='rowid',
     tokenize='porter unicode61 remove_diacritics 2'
 );
 {PAPERS_AI_TRIGGER};
 CREATE TRIGGER IF NOT EXISTS papers_ad AFTER DELETE ON papers BEGIN
-    INSERT INTO papers_fts(papers_fts, rowid, name, title, body, authors)
-    VALUES ('delete', old.rowid, old.name, old.title, coalesce(old.body, old.abstract),
+    INSERT INTO papers_fts(papers_fts, rowid, body, name, title, authors)
+    VALUES ('delete', old.rowid, coalesce(old.body, old.abstract), old.name, old.title,
             old.authors);
 END;
 CREATE TRIGGER IF NOT EXISTS papers_au AFTER UPDATE OF name, title, abstract, body, authors
 ON papers BEGIN
-    INSERT INTO papers_fts(papers_fts, rowid, name, title, body, authors)
-    VALUES ('delete', old.rowid, old.name, old.title, coalesce(old.body, old.abstract),
+    INSERT INTO papers_fts(papers_fts, rowid, body, name, title, authors)
+    VALUES ('delete', old.rowid, coalesce(old.body, old.abstract), old.name, old.title,
             old.authors);
-    INSERT INTO papers_fts(rowid, name, title, body, authors)
-    VALUES (new.rowid, new.name, new.title, coalesce(new.body, new.abstract), new.authors);
+    INSERT INTO papers_fts(rowid, body, name, title, authors)
+    VALUES (new.rowid, coalesce(new.body, new.abstract), new.name, new.title, new.authors);
 END;
 """
 

@@ -58,11 +58,17 @@ def clean(text: str) -> str:
 
     ``ESC[2J`` becomes the harmless literal ``[2J``: the text survives, the terminal is safe.
     """
+    if text.isprintable():  # no control, format (bidi) or tab character: the usual line, and
+        return text  # one C loop instead of a regex scan (a sync cleans each abstract twice)
     return _CONTROL_RE.sub("", text.replace("\t", " "))
 
 
 def one_line(text: str) -> str:
     """``text`` cleaned and with every run of white space (newlines too) folded to one space."""
+    # printable text has no white space but " " (tabs, newlines, NBSP... are not printable):
+    # without two in a row or one at an end, it is one line already (an abstract, usually)
+    if text.isprintable() and "  " not in text and text[:1] != " " and text[-1:] != " ":
+        return text
     return " ".join(clean(text).split())  # str.split: 4x faster than a regex here
 
 

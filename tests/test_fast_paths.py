@@ -5,6 +5,7 @@ joins only its best matches. And a command that needs no parsing imports nothing
 
 from __future__ import annotations
 
+import shutil
 import sqlite3
 import subprocess
 import sys
@@ -14,6 +15,7 @@ from pathlib import Path
 import pytest
 
 import db.parsing
+import db.schema
 import db.seeds
 import db.sync
 from db import Library
@@ -293,3 +295,104 @@ def test_a_killed_sync_leaves_no_parse_workers_behind(tmp_path):
     while any(_alive(w) for w in workers) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert [w for w in workers if _alive(w)] == []
+
+
+def _secondary_indexes(data: Path) -> list[str]:
+    conn = sqlite3.connect(data / "index.sqlite")
+    try:
+        return [r[0] for r in conn.execute(
+            "SELECT name FROM sqlite_master WHERE type='index' AND sql IS NOT NULL ORDER BY name")]
+    finally:
+        conn.close()
+
+
+@pytest.mark.parametrize(("parallel", "stream"), [(False, False), (True, False), (False, True),
+                                                  (True, True)])
+def test_a_bulk_first_build_of_odd_and_structured_seeds_equals_the_plain_one(
+        tmp_path, monkeypatch, parallel, stream):
+    """The bulk first build (secondary indexes built after the rows, each file's vocabulary
+    counted where it was parsed, no compact; with ``stream`` each file written as soon as it
+    is parsed) writes what the plain path writes: the same abstract in two files and in a JSON
+    record counted once in the vocabulary, the JSON record's fields winning (written over the
+    text seed's, which came first), every index there afterwards."""
+    from tests.db_support import DATA, ODD_SEEDS
+
+    seeds = copy_seeds(tmp_path / "seeds", REPO / "seeds", ODD_SEEDS)
+    for sample in ("icml_sample.json", "icml_sample.csv"):
+        shutil.copy(DATA / "formats" / sample, seeds / sample)
+    monkeypatch.setattr(db.sync, "STREAM_MIN_BYTES", 10**12)
+    _synced(seeds, tmp_path / "plain").close()
+    monkeypatch.setattr(db.sync, "BULK_MIN_ROWS", 1)
+    if stream:
+        monkeypatch.setattr(db.sync, "STREAM_MIN_BYTES", 0)
+    streamed = []
+    first_build = db.sync._first_build
+    monkeypatch.setattr(db.sync, "_first_build", lambda *a: streamed.append(1) or first_build(*a))
+    if parallel:
+        monkeypatch.setattr(db.parsing, "PARALLEL_MIN_BYTES", 0)
+        monkeypatch.setattr(db.parsing, "workers", lambda: 2)
+    compacted = []
+    monkeypatch.setattr(db.sync, "compact", compacted.append)
+    with _synced(seeds, tmp_path / "bulk") as lib:
+        assert lib.fts_ok()
+        assert [h.name for h in all_hits(lib, "parm")][:1] == ["PARM"]
+    assert compacted == []  # nothing to compact after a first build
+    assert streamed == ([1] if stream else [])
+    bulk, plain = _index(tmp_path / "bulk"), _index(tmp_path / "plain")
+    assert bulk == plain
+    conn = sqlite3.connect(tmp_path / "bulk" / "index.sqlite")
+    assert conn.execute(  # a text seed's paper that a later JSON record gave its title
+        "SELECT count(*) FROM papers p WHERE title IS NOT NULL AND EXISTS (SELECT 1 FROM "
+        "sources s WHERE s.paper_id = p.id AND s.meta IS NULL AND s.file = p.first_file)"
+    ).fetchone()[0] > 0
+    conn.close()
+    assert len(bulk["papers"]) > 35  # the odd and structured seeds were loaded too
+    assert _secondary_indexes(tmp_path / "bulk") == [
+        "papers_collection", "papers_id", "papers_seed_order", "sources_paper"]
+
+
+def test_the_unique_paper_index_is_back_after_a_bulk_build(tmp_path, monkeypatch):
+    monkeypatch.setattr(db.sync, "BULK_MIN_ROWS", 1)
+    _synced(copy_seeds(tmp_path / "seeds"), tmp_path / "data").close()
+    conn = sqlite3.connect(tmp_path / "data" / "index.sqlite")
+    row = conn.execute("SELECT * FROM papers LIMIT 1").fetchone()
+    with pytest.raises(sqlite3.IntegrityError):
+        conn.execute(f"INSERT INTO papers VALUES (NULL{', ?' * (len(row) - 1)})", row[1:])
+    conn.close()
+
+
+def test_a_cancelled_streamed_first_build_writes_nothing(seeds_copy, tmp_path, monkeypatch):
+    """A first build writes each file as soon as it is parsed, in one transaction: cancelled
+    after the first file (already written), the index is left as it was, and the lock free."""
+    monkeypatch.setattr(db.sync, "STREAM_MIN_BYTES", 0)
+    seen: list[int] = []
+
+    def cancel(done: int, total: int) -> None:
+        seen.append(done)
+        raise SyncCancelled
+
+    with Library([seeds_copy], tmp_path / "data") as lib:
+        with pytest.raises(SyncCancelled):
+            lib.sync(progress=cancel)
+        assert seen == [1]
+        assert lib.counts()["all"] == 0
+        assert lib.sync().added == 35
+        assert lib.fts_ok()
+
+
+def test_a_first_build_does_not_wait_for_a_busy_lock(seeds_copy, tmp_path, monkeypatch):
+    """While another process holds the write lock, a first build does not parse holding it
+    (it would wait for that process's whole sync): it parses first and waits to apply."""
+    monkeypatch.setattr(db.sync, "STREAM_MIN_BYTES", 0)
+    with Library([seeds_copy], tmp_path / "data") as lib:
+        lib.counts()  # the index file exists
+        other = sqlite3.connect(tmp_path / "data" / "index.sqlite", isolation_level=None)
+        other.execute("BEGIN IMMEDIATE")
+        started = time.perf_counter()
+        conn = lib._index()
+        assert db.sync._first_build(conn, [seeds_copy], False, None, db.sync.SyncReport()) is None
+        assert time.perf_counter() - started < 2  # no busy wait
+        assert conn.execute("PRAGMA busy_timeout").fetchone()[0] == db.schema.BUSY_TIMEOUT_MS
+        other.execute("ROLLBACK")
+        other.close()
+        assert lib.sync().added == 35

@@ -58,3 +58,27 @@ def test_interrupted_sync_exits_cleanly_and_keeps_the_index(tmp_path: Path, sign
     with Library([seeds], data) as lib:
         assert lib.fts_ok()
         assert (lib.counts(), [h.id for h in lib.search("graph", limit=50).hits]) == before
+
+
+def test_a_first_build_killed_while_it_writes_leaves_a_whole_index(tmp_path: Path) -> None:
+    """A first build writes each file while the next ones are parsed, in one transaction that
+    holds the write lock: SIGKILLed once it has written (its write-ahead log is growing), the
+    index opens whole and empty of papers, and the next sync loads everything."""
+    seeds, data = tmp_path / "seeds", tmp_path / "data"
+    faults.corpus.write_seeds(seeds, faults.corpus.synthetic_abstracts(3000), 50)
+    wal = data / "index.sqlite-wal"
+    proc = subprocess.Popen([*faults.PAPERTRAY, "--seeds", str(seeds), "--data-dir", str(data),
+                             "sync"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    while proc.poll() is None and time.monotonic() < deadline and not (
+            wal.exists() and wal.stat().st_size > 1_000_000):  # a few files written
+        time.sleep(0.005)
+    killed = proc.poll() is None
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    with Library([seeds], data) as lib:
+        assert lib.fts_ok()
+        assert lib.counts()["all"] in ((0,) if killed else (0, 3000))
+        lib.sync()
+        assert lib.counts()["all"] == 3000
+        assert lib.fts_ok()

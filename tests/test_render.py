@@ -113,3 +113,26 @@ def test_render_plain_never_raises_and_keeps_every_digit(source):
     out = render_plain(source)
     assert not (_digits(source) - _digits(out))
     assert "%s" not in out or "%s" in source
+
+
+def test_text_without_markup_renders_as_itself_without_the_regex(monkeypatch):
+    """render_plain/render_segments skip text with no ``*``, ``$`` or backslash; every sentence
+    and headline of the shipped and odd seeds renders the same with and without that shortcut."""
+    import db.render
+    from db.seeds import parse_file
+    from db.text import sentences
+    from tests.db_support import ODD_SEEDS, SHIPPED_SEEDS
+
+    texts = []
+    for f in [*SHIPPED_SEEDS.glob("*.txt"), *ODD_SEEDS.glob("*.txt")]:
+        try:
+            texts += [s for e in parse_file(f, f.read_bytes())[1]
+                      for s in (e.headline, *sentences(e.abstract_markup))]
+        except db.seeds.SeedError:
+            continue
+    plain = [s for s in texts if not db.render._has_markup(s)]
+    assert len(plain) > 200 and len(texts) - len(plain) > 10  # both kinds are there
+    fast = [(render_plain(s), render_segments(s)) for s in texts]
+    monkeypatch.setattr(db.render, "_has_markup", lambda text: True)
+    assert fast == [(render_plain(s), render_segments(s)) for s in texts]
+    assert render_segments("") == []

@@ -359,3 +359,40 @@ def test_a_hyphenated_description_is_no_name(abstract, name):
     from db.seeds import is_english_word
 
     assert method_name(abstract, is_english_word) == name
+
+
+def _derivation_texts() -> list[str]:
+    from tests.db_support import ODD_SEEDS
+
+    texts = []
+    for f in [*SHIPPED_SEEDS.glob("*.txt"), *ODD_SEEDS.glob("*.txt")]:
+        try:
+            texts += [e.abstract_markup for e in parse_file(f, f.read_bytes())[1]]
+        except SeedError:
+            continue
+    return texts
+
+
+def test_the_one_scan_name_search_equals_the_sentence_by_sentence_one():
+    """method_name scans the text once for introducing verbs (str.find of their stems in ASCII
+    text) instead of once per sentence: the same names, and the same verb matches."""
+    from db import derive
+    from db.text import one_line
+
+    texts = _derivation_texts()
+    names = {}
+    for text in texts:
+        plain = one_line(derive._strip_markup(text))
+        assert [m.span() for m in derive._triggers(plain)] == [
+            m.span() for m in derive._TRIGGER_RE.finditer(plain)]
+        names[text] = derive.method_name(text, is_english_word)
+        assert names[text] == derive._method_name_by_sentence(plain, is_english_word)
+    assert {"PARM", "WUDI-Merging", "S2-Track", "C-3PO"} <= set(names.values())
+    for odd in ("We PROPOSE Named-X2 here. It is Called BuiltIn3, and coined as Dub4.",
+                "Intro. We designed (ABCD) the Super Fast Thing (SFT2) model, termed Q9x.",
+                "Ünïcode wé prοpose X9Z and call it Ωmega3."):
+        plain = one_line(odd)
+        assert [m.span() for m in derive._triggers(plain)] == [
+            m.span() for m in derive._TRIGGER_RE.finditer(plain)]
+        assert derive.method_name(odd, is_english_word) == derive._method_name_by_sentence(
+            plain, is_english_word)

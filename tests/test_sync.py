@@ -12,6 +12,8 @@ import threading
 
 import pytest
 import sqlite_utils
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import db.parsing
 import db.sync
@@ -387,3 +389,35 @@ def test_a_killed_forced_sync_leaves_the_fingerprints(library, seeds_copy, parse
     parse_calls.clear()
     report = library.sync()
     assert (report.added, report.changed, parse_calls) == (0, 0, [])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.characters(max_codepoint=127), max_size=80))
+def test_vocabulary_words_of_ascii_text_are_the_regex_words(text):
+    """terms_of splits ASCII text by a byte translation: the words WORD_RE finds, folded,
+    without those that contain "_"."""
+    from db.text import WORD_RE
+
+    assert db.sync.terms_of(text) == {w for w in WORD_RE.findall(text.casefold()) if "_" not in w}
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet=st.sampled_from(
+    ["a", " ", "\t", "\n", "\x1b", "\x7f", "\x85", "\xa0", "\u202e", "\u2067", "\u200b", "é",
+     "中", "\ufeff", "\U0001f600"]), max_size=30))
+def test_clean_skips_printable_text_and_removes_the_rest_as_before(text):
+    """clean() returns text that str.isprintable() passes as it is: every character the
+    control regex removes (C0, DEL, C1, bidi overrides) and TAB are non-printable."""
+    from db.text import _CONTROL_RE, clean
+
+    assert clean(text) == _CONTROL_RE.sub("", text.replace("\t", " "))
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet=st.sampled_from(
+    ["a", " ", "\t", "\n", "\x1b", "\x85", "\xa0", "\u2003", "\u3000", "\u2028", "\u202e",
+     "é", "中", "\x1c"]), max_size=30))
+def test_one_line_skips_text_that_is_one_line_already(text):
+    from db.text import clean, one_line
+
+    assert one_line(text) == " ".join(clean(text).split())
