@@ -41,9 +41,9 @@ class Term:
     negated: bool = False
     or_group: int = 0  # terms joined by OR share a group number; 0 = not in a group
     variants: tuple[str, ...] = ()  # other spellings of a one-token term (typo corrections)
-    completions: tuple[str, ...] = ()  # whole words a prefix's last token stands for (db.search)
+    completions: tuple[str, ...] = ()  # whole words a prefix's last token stands for (db.rewrite)
     # the same words written otherwise, as space-separated tokens: "multi task" for "multitask"
-    # and the other way round (db.search._alternatives)
+    # and the other way round (db.rewrite.alternatives)
     alternatives: tuple[str, ...] = ()
 
     def fts(self) -> str:

@@ -3,38 +3,31 @@
 Ranking is FTS5's bm25 with the name/title columns weighted above the abstract
 (:data:`db.schema.BM25_WEIGHTS`). When all words together match fewer than
 :data:`db.rank.HANDFUL` papers, the best partial matches are ranked instead (:mod:`db.rank`)
-and the notice says so. A word that is not in the index vocabulary is corrected to the nearest
-words that are (:mod:`db.spelling`); a method name typed without its punctuation (``c3po``)
-finds the name (``C-3PO``).
+and the notice says so. Before it runs, the query is rewritten against the index
+(:mod:`db.rewrite`): a word that is not in the index vocabulary is corrected to the nearest
+words that are, a method name typed without its punctuation (``c3po``) finds the name
+(``C-3PO``), a compound finds its other spelling (``multitask``, ``multi-task``).
 """
 
 from __future__ import annotations
 
 import json
-import re
 import sqlite3
 
-from db import rank
+from db import rank, rewrite
 from db.models import Hit, SearchResult, Source
-from db.query import Query, parse, tokens
+from db.note_search import note_match
+from db.query import Query, parse
 from db.schema import BM25_WEIGHTS
 from db.spelling import Vocabulary
 
-__all__ = ["Vocabulary", "abstracts", "known", "paper_from_row", "paper_row_sql", "run"]
+__all__ = ["Vocabulary", "abstracts", "paper_from_row", "paper_row_sql", "run"]
 
 _HIT_COLUMNS = ("p.id, p.name, p.title, p.headline, coalesce(k.status, 'new'), p.collection, "
                 "p.code_url")
 #: Every match of an FTS5 expression (the one parameter) with its bm25 score, lower is better.
 _MATCHED = ("SELECT rowid, bm25(papers_fts, " + ", ".join(str(w) for w in BM25_WEIGHTS)
             + ") AS score FROM papers_fts WHERE papers_fts MATCH ?")
-
-
-def known(conn: sqlite3.Connection, token: str, prefix: bool = False) -> bool:
-    """Whether ``token`` is in the vocabulary (with ``prefix``, whether a word starts with it)."""
-    if prefix:
-        return conn.execute("SELECT 1 FROM vocab WHERE term >= ? AND term < ? LIMIT 1",
-                            (token, token + "\U0010ffff")).fetchone() is not None
-    return conn.execute("SELECT 1 FROM vocab WHERE term = ?", (token,)).fetchone() is not None
 
 
 def run(conn: sqlite3.Connection, text: str, status: str | None, limit: int, offset: int,
@@ -44,11 +37,11 @@ def run(conn: sqlite3.Connection, text: str, status: str | None, limit: int, off
     notices = list(q.notices)
     if status and status != "all":
         q.status = status if not q.status or q.status == status else q.status
-    corrections = _correct(conn, q, vocabulary)
+    corrections = rewrite.correct(conn, q, vocabulary)
     if corrections:
         notices.append("corrected " + ", ".join(f"{a} → {b}" for a, b in corrections))
-    _complete(conn, q)
-    _alternatives(conn, q)
+    rewrite.complete(conn, q)
+    rewrite.alternatives(conn, q)
     expression = q.match_expression("all")
     words = sum(len(t.tokens) for t in q.positive)
     # Relax only when the words themselves find too little, not when an exclusion or a filter
@@ -57,7 +50,7 @@ def run(conn: sqlite3.Connection, text: str, status: str | None, limit: int, off
     handful = rank.handful(conn)
     # a note with all the words: the reader's own words, so no partial matches and no re-ranking
     # (the ranking knows the index only); _query lists the noted papers after the bm25 hits
-    noted = _note_match(conn, q, "all") if expression else []
+    noted = note_match(conn, q, "all") if expression else []
     best = None  # the best matches and their count, from one pass, when nothing filters them
     if expression and len(q.positive) > 1:
         if not noted and not _where(q)[0]:
@@ -94,157 +87,6 @@ def _fts_count(conn: sqlite3.Connection, expression: str) -> int:
     """Papers matching ``expression`` with no filter or exclusion applied."""
     return conn.execute("SELECT count(*) FROM papers_fts WHERE papers_fts MATCH ?",
                         (expression,)).fetchone()[0]
-
-
-def _correct(conn: sqlite3.Connection, q: Query, vocabulary) -> list[tuple[str, str]]:
-    """Replace unknown words of ``q``'s terms in place; returns ``(typed, corrected)`` pairs."""
-    corrections = []
-    for term in q.positive:
-        last = len(term.tokens) - 1
-        fixed_tokens = list(term.tokens)
-        for i, tok in enumerate(term.tokens):
-            if known(conn, tok, prefix=term.prefix and i == last) or _in_a_note(conn, tok):
-                continue
-            vocab = vocabulary()
-            if last == 0 and tok in vocab.names:  # "c3po" is the name C-3PO
-                fixed_tokens = list(vocab.names[tok])
-                term.prefix = False
-                break
-            spellings = vocab.correct(tok)
-            parts = _compound(conn, vocab, tok, term.prefix and i == last,
-                              vocab.df[spellings[0]] if spellings else 0)
-            if parts:  # "multitask": the index has "multi-task" as the phrase "multi task"
-                fixed_tokens[i] = parts
-                corrections.append((tok, "-".join(parts)))
-                continue
-            if not spellings:
-                continue
-            fixed_tokens[i] = spellings[0]
-            if last == 0:
-                term.variants = tuple(spellings[1:])
-            else:
-                spellings = spellings[:1]
-            if i == last:
-                term.prefix = False
-            corrections.append((tok, " or ".join(spellings)))
-        term.tokens = tuple(t for tok in fixed_tokens
-                            for t in ((tok,) if isinstance(tok, str) else tok))
-    return corrections
-
-
-def _compound(conn: sqlite3.Connection, vocab: Vocabulary, word: str, prefix: bool,
-              rival: int) -> tuple[str, str] | None:
-    """The two words ``word`` (absent from the index) runs together ("nanoassembly" →
-    "nano-assembly", "realworld" → "real-world"): the most frequent pair of words of 3 letters
-    or more that stand side by side in more papers than ``rival``, the document frequency of
-    the best spelling correction (so "learnng" is "learning", not "learn ng"); else None.
-    With ``prefix`` (the word being typed) the second word may go on ("multi-tasking")."""
-    for parts in vocab.splits(word)[:3]:
-        if min(map(len, parts)) < 3:
-            continue
-        phrase = '"' + " ".join(parts) + '"' + ("*" if prefix else "")
-        papers = conn.execute("SELECT count(*) FROM (SELECT 1 FROM papers_fts WHERE papers_fts "
-                              "MATCH ? LIMIT ?)", (phrase, rival + 1)).fetchone()[0]
-        if papers > rival:
-            return parts
-    return None
-
-
-#: Whole words a prefix also matches as (by document frequency), see :attr:`Term.completions`.
-COMPLETIONS = 8
-
-
-def _complete(conn: sqlite3.Connection, q: Query) -> None:
-    """Give each one-word prefix of ``q`` the most frequent index words it begins whose stem it
-    does not begin ("reinforcement" for "reinforcem": the index holds "reinforc"). Words the
-    prefix matches anyway are left out: a second match would count twice in bm25. An excluded
-    prefix gets them too: "-reinforcem*" drops the papers "reinforcem*" finds; and so does the
-    last word of a phrase being typed ("multi-objectiv": "objective", stem "object")."""
-    from db.match import stem
-
-    for term in q.terms:
-        if term.prefix and term.tokens and not term.variants:
-            tok = term.tokens[-1]
-            words = conn.execute("SELECT term FROM vocab WHERE term > ? AND term < ? "
-                                 "ORDER BY df DESC LIMIT ?", (tok, tok + "\U0010ffff", 50))
-            term.completions = tuple(
-                w for (w,) in words if not stem(w).startswith(tok))[:COMPLETIONS]
-
-
-#: A compound's other spelling is searched too when it is this common next to the spelling
-#: typed: "multitask" (180 papers of the 87k corpus) also finds "multi-task" (1,400), but
-#: "understanding" does not find "under standing".
-ALTERNATIVE_SHARE = 0.25
-
-
-def _alternatives(conn: sqlite3.Connection, q: Query) -> None:
-    """Give a word that is two indexed words run together ("multitask", "nonlinear") the
-    hyphenated spelling, and a hyphenated pair ("multi-task") the run-together word, when some
-    abstracts write it that way: at least 2 papers and :data:`ALTERNATIVE_SHARE` of the papers
-    with the spelling typed, one of them hyphenated (:func:`_hyphenated`: "not able" is no
-    spelling of "notable"). Parts are 3 letters or more ("predict in" is not "predictin")."""
-    # a spelling already there as a sibling (both excluded, or in one OR group) is not added
-    # again: the effective query of "multitask OR "multi task"" reads as typed
-    siblings = {(t.negated, t.or_group, " ".join(t.tokens)) for t in q.terms
-                if t.negated or t.or_group}
-    for term in q.terms:
-        if term.variants or term.completions:
-            continue
-        if len(term.tokens) == 1 and len(term.tokens[0]) >= 6:
-            word = term.tokens[0]
-            cuts = [(word[:i], word[i:]) for i in range(3, len(word) - 2)]
-            wanted = [word, *{p for cut in cuts for p in cut}]
-            df = dict(conn.execute(f"SELECT term, df FROM vocab WHERE term IN "
-                                   f"({','.join('?' * len(wanted))})", wanted))
-            if word not in df:
-                continue
-            floor = max(2, int(df[word] * ALTERNATIVE_SHARE))
-            for a, b in sorted((c for c in cuts if c[0] in df and c[1] in df),
-                               key=lambda c: -min(df[c[0]], df[c[1]]))[:2]:
-                if (min(df[a], df[b]) >= floor
-                        and _papers(conn, f"{a} {b}", term.prefix, floor) >= floor
-                        and _hyphenated(conn, a, b, term.prefix)):
-                    if (term.negated, term.or_group, f"{a} {b}") not in siblings:
-                        term.alternatives = (f"{a} {b}",)
-                    break
-        elif len(term.tokens) == 2 and min(map(len, term.tokens)) >= 3:
-            joined = "".join(term.tokens)
-            row = conn.execute("SELECT df FROM vocab WHERE term = ?", (joined,)).fetchone()
-            if (row and row[0] >= 2 and (term.negated, term.or_group, joined) not in siblings
-                    and row[0] >= ALTERNATIVE_SHARE * _papers(
-                        conn, " ".join(term.tokens), term.prefix, int(row[0] / ALTERNATIVE_SHARE))
-                    and _hyphenated(conn, *term.tokens, term.prefix)):
-                term.alternatives = (joined,)
-
-
-def _papers(conn: sqlite3.Connection, phrase: str, prefix: bool, enough: int) -> int:
-    """Papers with the phrase (its last word a prefix with ``prefix``), counted up to
-    ``enough``."""
-    return conn.execute("SELECT count(*) FROM (SELECT 1 FROM papers_fts WHERE papers_fts MATCH ? "
-                        "LIMIT ?)", (f'"{phrase}"' + ("*" if prefix else ""), enough)).fetchone()[0]
-
-
-#: Papers with a compound's two words side by side that :func:`_hyphenated` reads for the
-#: hyphen: "multi task" is nearly always written "multi-task", so the first few show it.
-HYPHEN_SAMPLE = 50
-
-
-def _hyphenated(conn: sqlite3.Connection, a: str, b: str, prefix: bool) -> bool:
-    """Whether some abstract (or title) of the first :data:`HYPHEN_SAMPLE` with the words ``a b``
-    side by side writes them as one hyphenated word ("multi-task"): the evidence that "a b" is the
-    compound ``ab`` written otherwise, not two words that meet by chance ("not able" is not
-    "notable", "use less" not "useless", "the sis" not "thesis")."""
-    phrase = f'"{a} {b}"' + ("*" if prefix else "")
-    hyphen = re.compile(rf"(?<![^\W_]){re.escape(a)}[-\u2010\u2011]{re.escape(b)}", re.IGNORECASE)
-    rows = conn.execute("SELECT title, coalesce(body, abstract) FROM papers WHERE rowid IN "
-                        "(SELECT rowid FROM papers_fts WHERE papers_fts MATCH ? LIMIT ?)",
-                        (phrase, HYPHEN_SAMPLE))
-    return any(hyphen.search(text) for row in rows for text in row if text)
-
-
-def _in_a_note(conn: sqlite3.Connection, word: str) -> bool:
-    """Whether some note has ``word`` (then it is no typo, though the index lacks it)."""
-    return any(word in said for _, said in _note_tokens(conn))
 
 
 def _ranked(conn: sqlite3.Connection, q: Query, expression: str | None, limit: int,
@@ -299,58 +141,14 @@ def _where(q: Query) -> tuple[list[str], list]:
     return clauses, params
 
 
-def _note_match(conn: sqlite3.Connection, q: Query, mode: str) -> list[str]:
-    """Ids of the papers whose note (in the marks file) has the query's words, as plain text
-    (``mode`` "all" or "any" as for the FTS expression); [] quickly when no note has them.
-
-    Notes are matched here rather than in the FTS index because the index is disposable and
-    the notes are not: a rebuild must not be needed to find a note written a second ago. A note
-    is compared by its index tokens (:func:`db.query.tokens`), as the abstracts are: ``multi-task``
-    and ``GPT-3.5`` find the note that has them, ``Élan`` finds ``elan``.
-    """
-    if not q.positive:
-        return []
-    groups: dict[int, list[str]] = {}
-    singles: list[str] = []
-    for term in q.positive:
-        words = " ".join(term.tokens)
-        if term.or_group:
-            groups.setdefault(term.or_group, []).append(words)
-        else:
-            singles.append(words)
-    wanted = [[w] for w in singles] + list(groups.values())
-    combine = all if mode == "all" else any
-    return [paper_id for paper_id, said in _note_tokens(conn)
-            if combine(any(" " + w in said for w in alternatives) for alternatives in wanted)]
-
-
-_NOTE_TOKENS: dict[str, list[tuple[str, str]]] = {}
-
-
-def _note_tokens(conn: sqlite3.Connection) -> list[tuple[str, str]]:
-    """``(paper_id, the note's index tokens joined by spaces)`` of every note; kept while the
-    notes are the same (every change of a note changes its time), as a search runs at every
-    keystroke."""
-    key = conn.execute("SELECT count(*) || ':' || coalesce(group_concat(paper_id || updated_at, "
-                       "','), '') FROM m.notes").fetchone()[0]
-    found = _NOTE_TOKENS.get(key)
-    if found is None:
-        # a space before every token: a query word matches a note's word or its start
-        found = [(paper_id, " " + " ".join(tokens(text)))
-                 for paper_id, text in conn.execute("SELECT paper_id, text FROM m.notes")]
-        _NOTE_TOKENS.clear()
-        _NOTE_TOKENS[key] = found
-    return found
-
-
 def _query(conn: sqlite3.Connection, q: Query, expression: str | None, limit: int,
            offset: int, mode: str = "all", count: int | None = None,
            noted: list[str] | None = None) -> tuple[int, list]:
     """``(total, rows)``: one page of the papers matching ``expression`` after ``q``'s filters
     and exclusions, best bm25 first (seed order on a tie); every paper in seed order when
     ``expression`` is None. ``count``, when given, is the number of papers matching
-    ``expression`` alone (:func:`_fts_count`), and ``noted`` :func:`_note_match`'s answer,
-    already known to the caller."""
+    ``expression`` alone (:func:`_fts_count`), and ``noted`` the answer of
+    :func:`db.note_search.note_match`, already known to the caller."""
     clauses, params = _where(q)
     joins = "FROM papers p LEFT JOIN m.marks k ON k.paper_id = p.id"
     if expression is None:
@@ -363,7 +161,7 @@ def _query(conn: sqlite3.Connection, q: Query, expression: str | None, limit: in
     matched = _MATCHED
     match_params = [expression]
     if noted is None:
-        noted = _note_match(conn, q, mode)
+        noted = note_match(conn, q, mode)
     if not clauses and not noted:
         found = _top_hits(conn, expression, limit, offset, count)
         if found is not None:
