@@ -14,10 +14,9 @@ import threading
 import weakref
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from db import marks as marks_db
-from db import marks_io
 from db import notes as notes_db
 from db import search as search_db
 from db import similar as similar_db
@@ -27,6 +26,9 @@ from db.models import STATUSES, LibraryError, MarkChange, Paper, SearchResult, S
 from db.paths import DataPaths
 from db.schema import _move_aside, check_file, connect, write_transaction
 from db.seeds import discover, shipped_seeds
+
+if TYPE_CHECKING:  # marks_io is imported by the two commands that need it
+    from db import marks_io
 
 DEFAULT_LIMIT = 200
 EXPORT_PAGE = 5000  # papers per query page while exporting
@@ -536,15 +538,18 @@ class Library:
     def export_marks(self) -> dict:
         """Every mark (and reset to new) as the JSON data of a marks file; see
         :func:`db.marks_io.export_marks`."""
+        from db import marks_io
+
         return marks_io.export_marks(self._index())
 
     def import_marks(self, data: bytes) -> marks_io.ImportSummary:
         """Merge a marks file's bytes into the marks (newer time wins per paper; unknown ids
         re-attached by text or kept as orphans); one undoable step. Raises
         :class:`LibraryError` (one line) when ``data`` is no marks file."""
-        records, annotations = marks_io.read_file(data)
+        from db import marks_io
         from db.refind import Finder
 
+        records, annotations = marks_io.read_file(data)
         finder = Finder(self._index(), None, marks_db.anchor, marks_db.REATTACH_MIN_RATIO)
         return marks_io.import_marks(self._marks(), records, self._known, finder, annotations,
                                      self._describe)

@@ -8,7 +8,6 @@ terminal the reader sits at, also over SSH, where opening a link on the remote b
 
 from __future__ import annotations
 
-from db.export import bib_key, bibtex_entry
 from db.models import LibraryError, Paper
 from db.notes import tag_name
 from db.render import render_plain
@@ -154,6 +153,8 @@ class ReaderTools:
                 return
             said = f"copied the abstract of {one_line(paper.label)} ({len(text):,} characters)"
         else:
+            from db.export import bib_key, bibtex_entry  # the citation's writer, when asked
+
             text = bibtex_entry(paper, with_abstract=False)
             said = f"copied the BibTeX entry {bib_key(paper)}"
         self.copy_to_clipboard(text)
