@@ -20,7 +20,13 @@ from pathlib import Path
 
 from db.models import FileReport, SyncReport
 from db.parsing import parse_files
-from db.schema import BULK_INDEXES, BUSY_TIMEOUT_MS, PAPERS_AI_TRIGGER, write_transaction
+from db.schema import (
+    BULK_INDEXES,
+    BUSY_TIMEOUT_MS,
+    PAPERS_AI_TRIGGER,
+    begin_index_write,
+    index_write_transaction,
+)
 from db.seeds import Entry, cache_dictionary_in, discover
 from db.text import WORD_RE, clean, fold, search_form
 
@@ -153,12 +159,13 @@ def _shown(status: str) -> str:
 
 def apply_changes(conn: sqlite3.Connection, to_apply: list[_Planned], removed: list[str],
                   report: SyncReport, force: bool = False) -> list[str]:
-    """Write the planned changes in one IMMEDIATE transaction. Returns the ids of added papers.
+    """Write the planned changes in one transaction that holds the index's write lock (not the
+    marks file's). Returns the ids of added papers.
 
     Another process may have synced the same change while we waited for the lock: files whose
     stored hash already equals ours are skipped, so two syncs never apply a change twice.
     """
-    with write_transaction(conn):
+    with index_write_transaction(conn):  # (the marks file stays free for marks)
         bulk = sum(len(p.entries or ()) for p in to_apply) >= BULK_MIN_ROWS and not (
             conn.execute("SELECT 1 FROM papers LIMIT 1").fetchone())
         writer = _Writer(conn, report, force, bulk)
@@ -528,7 +535,7 @@ def _first_build(conn: sqlite3.Connection, seed_paths: list[Path], force: bool,
     """
     conn.execute("PRAGMA busy_timeout=0")
     try:
-        conn.execute("BEGIN IMMEDIATE")
+        begin_index_write(conn)  # the index's lock alone: marks can be written meanwhile
     except sqlite3.OperationalError:
         return None
     finally:

@@ -657,3 +657,25 @@ async def test_a_page_with_the_same_rows_is_not_drawn_again(tmp_path: Path, monk
         table.show_hits(changed, 0, len(hits))
         assert added == [h.id for h in hits] and table.cursor_row == 0
         assert table.get_row(hits[0].id)[2].plain == "Another first sentence."
+
+
+async def test_a_mark_typed_right_after_a_jump_to_another_window_marks_its_target(
+        tmp_path: Path) -> None:
+    """``G t``, ``g r`` and ``j``×31 ``t`` in one burst: the mark waits for the window that holds
+    the cursor's target, instead of marking the row the cursor had before the jump."""
+    seeds, data = shipped_copy(tmp_path), tmp_path / "data"
+    with Library([seeds], data) as library:
+        library.sync()
+        every = _ids(library, "", limit=100)
+    app = app_on(seeds, data, page_size=10)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        burst(app, ["G", "t"])
+        await settle(pilot)
+        burst(app, ["g", "r"])
+        await settle(pilot)
+        burst(app, ["j"] * 30 + ["t"])
+        await settle(pilot)
+    with Library([seeds], data) as library:
+        assert _ids(library, "is:to-read") == [every[31], every[-1]]
+        assert _ids(library, "is:read") == [every[0]]

@@ -396,3 +396,48 @@ def test_a_first_build_does_not_wait_for_a_busy_lock(seeds_copy, tmp_path, monke
         other.execute("ROLLBACK")
         other.close()
         assert lib.sync().added == 35
+
+
+def _marks_lock_free(data: Path) -> bool:
+    other = sqlite3.connect(data / "marks.sqlite", isolation_level=None, timeout=0)
+    try:
+        other.execute("BEGIN IMMEDIATE")
+        other.execute("ROLLBACK")
+        return True
+    except sqlite3.OperationalError:
+        return False
+    finally:
+        other.close()
+
+
+@pytest.mark.parametrize("stream", [True, False])
+def test_a_sync_leaves_the_marks_file_free_to_write(seeds_copy, tmp_path, monkeypatch, stream):
+    """A sync writes the index only: while it holds its transaction (a streamed first build
+    holds it for the whole parse), another process can write marks at once. BEGIN IMMEDIATE on
+    the index connection locked the ATTACHed marks file too, and marks, notes and commands of
+    other windows waited the busy timeout and failed."""
+    monkeypatch.setattr(db.sync, "STREAM_MIN_BYTES", 0 if stream else 10**12)
+    data = tmp_path / "data"
+    seen: list[tuple[bool, bool]] = []  # (index locked, marks free) after each parsed file
+    add = db.sync._Writer.add
+
+    def checked_add(self, planned):
+        add(self, planned)
+        index = sqlite3.connect(data / "index.sqlite", isolation_level=None, timeout=0)
+        try:
+            index.execute("BEGIN IMMEDIATE")
+            index.execute("ROLLBACK")
+            locked = False
+        except sqlite3.OperationalError:
+            locked = True
+        finally:
+            index.close()
+        seen.append((locked, _marks_lock_free(data)))
+
+    monkeypatch.setattr(db.sync._Writer, "add", checked_add)
+    with Library([seeds_copy], data) as lib:
+        assert lib.sync().added == 35
+        assert len(seen) >= 2 and set(seen) == {(True, True)}  # each seed file written locked
+        assert _marks_lock_free(data)
+        lib.set_status([all_hits(lib, "learning")[0].id], "read")
+        assert lib.counts()["read"] == 1

@@ -304,7 +304,8 @@ class SearchingApp(LibraryWorkers, App[None]):
         Over SSH keys come in bursts: after ``/wudi⏎t`` the ``t`` may arrive before the hits
         of "wudi" do, and would mark whatever row the old answer had under the cursor; after
         ``u`` a ``t`` must toggle the status the undo gave back, which only the marks file
-        knows. Such keys wait, in order, until the newest answer is shown; ctrl+q and ctrl+c
+        knows; after ``G t`` the ``t`` is for the last paper, whose window is still on its way.
+        Such keys wait, in order, until the newest answer is shown; ctrl+q and ctrl+c
         never wait. Held keys are posted again when released; a key that arrives while they
         are on their way waits behind them, so keys are always handled in the order typed.
         """
@@ -358,7 +359,8 @@ class SearchingApp(LibraryWorkers, App[None]):
     def _holding_keys(self) -> bool:
         if self.lib is None or self.focused is not self.table:
             return False
-        return self._awaiting_input or self._search_pending or self._undo_pending
+        return (self._awaiting_input or self._search_pending or self._undo_pending
+                or self.table.moving)
 
     def _release_keys(self) -> None:
         """Post the held keys again, in order (:meth:`on_event` handles or holds them anew)."""

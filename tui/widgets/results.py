@@ -79,6 +79,7 @@ class ResultsTable(DataTable, inherit_bindings=False):
         #: row), as last filled
         self._shown: list | None = None
         self._wanted: int | None = None
+        self._wanted_focus: str | int = FOLLOW_CURSOR
         self._ahead = 0  # rows the cursor still has to move once the wanted window arrives
 
     # -- what the app reads ------------------------------------------------------------------
@@ -94,6 +95,13 @@ class ResultsTable(DataTable, inherit_bindings=False):
     def paper_ids(self) -> list[str]:
         """The ids of the rows, top to bottom."""
         return list(self._hits)
+
+    @property
+    def moving(self) -> bool:
+        """Whether the cursor is on its way to a paper of a window not loaded yet (``g``, ``G``
+        or moves past the window's edge): keys for the cursor paper (a mark) must wait for it."""
+        return self._wanted is not None and (bool(self._ahead)
+                                             or self._wanted_focus != FOLLOW_CURSOR)
 
     def hit(self, paper_id: str) -> Hit | None:
         """The hit shown in the row of ``paper_id`` (with its latest status), if any."""
@@ -214,7 +222,7 @@ class ResultsTable(DataTable, inherit_bindings=False):
             self._want(start, FOLLOW_CURSOR)
 
     def _want(self, offset: int, focus: str | int) -> None:
-        self._wanted = offset
+        self._wanted, self._wanted_focus = offset, focus
         self.post_message(self.PageWanted(offset, focus))
 
     # -- drawing -----------------------------------------------------------------------------
