@@ -207,6 +207,7 @@ def main() -> None:
         child(sys.argv[2:])
         return
     a = ap.parse_args()
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)  # as bench/run.py: a user's bytecode cache
     me = [sys.executable, str(Path(__file__).resolve()), "--child"]
     with tempfile.TemporaryDirectory() as tmp:
         log = Path(tmp) / "shown.jsonl"

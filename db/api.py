@@ -18,8 +18,6 @@ from typing import TYPE_CHECKING, TextIO
 
 from db import marks as marks_db
 from db import notes as notes_db
-from db import search as search_db
-from db import similar as similar_db
 from db import sync as sync_db
 from db.backup import maybe_backup
 from db.models import STATUSES, LibraryError, MarkChange, Paper, SearchResult, SyncReport
@@ -27,12 +25,28 @@ from db.paths import DataPaths
 from db.schema import _move_aside, check_file, connect, write_transaction
 from db.seeds import discover, shipped_seeds
 
-if TYPE_CHECKING:  # marks_io is imported by the two commands that need it
+if TYPE_CHECKING:  # imported by the commands that need them (a warm `stats` needs neither)
     from db import marks_io
+    from db.spelling import Vocabulary
 
 DEFAULT_LIMIT = 200
 EXPORT_PAGE = 5000  # papers per query page while exporting
 
+
+
+def _search():
+    """:mod:`db.search`, imported with the first search: ranking, spelling and the query
+    rewriting cost a warm ``papertray stats`` ~20 ms of imports it does not use."""
+    from db import search
+
+    return search
+
+
+def _similar():
+    """:mod:`db.similar` (which imports :mod:`db.search`), as :func:`_search`."""
+    from db import similar
+
+    return similar
 
 def default_seed_paths() -> list[Path]:
     """``$PAPERTRAY_SEEDS`` (paths separated by ``os.pathsep``), else the shipped seeds."""
@@ -102,7 +116,7 @@ class Library:
         self._lock = threading.RLock()
         self._idle: list[tuple[sqlite3.Connection, sqlite3.Connection]] = []
         self._generation = 0  # bumped by close(): older leases are closed, not pooled
-        self._vocabulary: search_db.Vocabulary | None = None
+        self._vocabulary: Vocabulary | None = None
         self.notices: list[str] = []
         self._moved_index = False  # set when this library moved a damaged index aside
         lease = self._lease()  # open now, so that a bad data dir fails here and not in a worker
@@ -273,16 +287,16 @@ class Library:
             raise LibraryError(f"unknown status {status!r}: use new, to-read or read")
         limit = max(0, min(int(limit), 10_000))
         offset = min(max(0, int(offset)), 2**62)  # SQLite integers are 64-bit
-        target = similar_db.like_target(query)
+        target = _similar().like_target(query)
         if target is not None:
             try:
-                if target == similar_db.TO_READ:
+                if target == _similar().TO_READ:
                     return self.like_to_read(limit, offset)
                 return self.similar(target, None if status == "all" else status, limit, offset)
             except LibraryError as exc:
                 return SearchResult(query, query, str(exc), 0, [])
         try:
-            return search_db.run(self._index(), query, status, limit, offset, self._vocab,
+            return _search().run(self._index(), query, status, limit, offset, self._vocab,
                                  typing=typing)
         except sqlite3.OperationalError as exc:
             if "fts5" not in str(exc) and "MATCH" not in str(exc):
@@ -298,14 +312,14 @@ class Library:
         if status not in (None, *STATUSES):
             raise LibraryError(f"unknown status {status!r}: use new, to-read or read")
         paper = self.get(paper_id)
-        return similar_db.similar(self._index(), paper.id, paper.label, status,
+        return _similar().similar(self._index(), paper.id, paper.label, status,
                                   max(0, min(int(limit), 10_000)), max(0, int(offset)))
 
     @_recovering
     def like_to_read(self, limit: int = DEFAULT_LIMIT, offset: int = 0) -> SearchResult:
         """New papers ranked by likeness to all to-read papers together (:mod:`db.similar`);
         no hits, with a notice, when nothing is to-read."""
-        return similar_db.like_to_read(self._index(), max(0, min(int(limit), 10_000)),
+        return _similar().like_to_read(self._index(), max(0, min(int(limit), 10_000)),
                                        max(0, int(offset)))
     def snippets(self, ids: Sequence[str], terms: Sequence[str],
                  marks: tuple[str, str] = ("**", "**")) -> dict[str, str]:
@@ -316,11 +330,11 @@ class Library:
         from db.render import render_plain
 
         return {pid: snippet(render_plain(abstract), terms, marks)
-                for pid, abstract in search_db.abstracts(self._index(), ids).items()}
+                for pid, abstract in _search().abstracts(self._index(), ids).items()}
 
-    def _vocab(self) -> search_db.Vocabulary:
+    def _vocab(self) -> Vocabulary:
         if self._vocabulary is None:
-            self._vocabulary = search_db.Vocabulary.load(self._index())
+            self._vocabulary = _search().Vocabulary.load(self._index())
         return self._vocabulary
 
     @_recovering
@@ -346,10 +360,10 @@ class Library:
         """The whole paper with this id or unique id prefix. Raises :class:`LibraryError`."""
         full = self.resolve(paper_id)
         conn = self._index()
-        row = conn.execute(search_db.paper_row_sql() + " WHERE p.id = ?", (full,)).fetchone()
+        row = conn.execute(_search().paper_row_sql() + " WHERE p.id = ?", (full,)).fetchone()
         if row is None:
             raise LibraryError(f"no paper has the id {paper_id}")
-        return Paper(**search_db.paper_from_row(conn, row))
+        return Paper(**_search().paper_from_row(conn, row))
 
     def papers(self, query: str = "", status: str | None = None) -> Iterator[Paper]:
         """Every paper a query finds (whole papers, best first; seed order for no query), read
@@ -406,9 +420,9 @@ class Library:
         found: dict[str, Paper] = {}
         for start in range(0, len(ids), 500):
             chunk = ids[start:start + 500]
-            for row in conn.execute(search_db.paper_row_sql() + " WHERE p.id IN "
+            for row in conn.execute(_search().paper_row_sql() + " WHERE p.id IN "
                                     f"({','.join('?' * len(chunk))})", chunk):
-                found[row[0]] = Paper(**search_db.paper_from_row(conn, row))
+                found[row[0]] = Paper(**_search().paper_from_row(conn, row))
         return [found[i] for i in ids if i in found]
 
     @_recovering

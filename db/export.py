@@ -15,7 +15,6 @@ import unicodedata
 from collections.abc import Iterable
 from typing import TextIO
 
-from db.formats import BRACES_FIELD, DERIVED_TITLE_FIELD
 from db.models import Paper
 
 #: Export formats and their file endings.
@@ -107,6 +106,8 @@ def bibtex_entry(p: Paper, with_abstract: bool = True) -> str:
     """One BibTeX entry (text ending in a newline): ``@inproceedings`` when the venue is known,
     else ``@misc``; key from :func:`bib_key`. Loads back as the same paper (:mod:`db.formats`)
     when ``with_abstract``; the browser's copied citation leaves the abstract out."""
+    from db.formats import BRACES_FIELD, DERIVED_TITLE_FIELD  # BibTeX's reader: its names
+
     venue, year = venue_year(p)
     links = [u for u in p.urls if u != p.code_url]
     fields = [("title", p.title or (f"{p.name}: {p.headline}" if p.name else p.headline))]
