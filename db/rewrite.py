@@ -69,10 +69,7 @@ def _compound(conn: sqlite3.Connection, vocab: Vocabulary, word: str, prefix: bo
     for parts in vocab.splits(word)[:3]:
         if min(map(len, parts)) < 3:
             continue
-        phrase = '"' + " ".join(parts) + '"' + ("*" if prefix else "")
-        papers = conn.execute("SELECT count(*) FROM (SELECT 1 FROM papers_fts WHERE papers_fts "
-                              "MATCH ? LIMIT ?)", (phrase, rival + 1)).fetchone()[0]
-        if papers > rival:
+        if _papers(conn, " ".join(parts), prefix, rival + 1) > rival:
             return parts
     return None
 

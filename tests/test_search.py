@@ -442,15 +442,21 @@ A cafe\u0301 recommender (decomposed accent) learns from orders placed at the co
 """
 
 
-@pytest.fixture(scope="module")
-def unicode_library(tmp_path_factory):
-    base = tmp_path_factory.mktemp("unicode")
-    (base / "seeds").mkdir()
-    (base / "seeds" / "unicode.txt").write_text(UNICODE_SEED, encoding="utf-8")
+def _one_file_library(tmp_path_factory, name: str, text: str):
+    """A synced library of one seed file ``name``.txt holding ``text``; closed after the module."""
     from db import Library
 
+    base = tmp_path_factory.mktemp(name)
+    (base / "seeds").mkdir()
+    (base / "seeds" / f"{name}.txt").write_text(text, encoding="utf-8")
     lib = Library([base / "seeds"], base / "data")
     lib.sync()
+    return lib
+
+
+@pytest.fixture(scope="module")
+def unicode_library(tmp_path_factory):
+    lib = _one_file_library(tmp_path_factory, "unicode", UNICODE_SEED)
     yield lib
     lib.close()
 
@@ -521,13 +527,7 @@ COMPOUND_SEED = "Compounds 2025\n\n" + "\n\n".join([
 
 @pytest.fixture(scope="module")
 def compound_library(tmp_path_factory):
-    base = tmp_path_factory.mktemp("compounds")
-    (base / "seeds").mkdir()
-    (base / "seeds" / "compounds.txt").write_text(COMPOUND_SEED, encoding="utf-8")
-    from db import Library
-
-    lib = Library([base / "seeds"], base / "data")
-    lib.sync()
+    lib = _one_file_library(tmp_path_factory, "compounds", COMPOUND_SEED)
     yield lib
     lib.close()
 
