@@ -107,9 +107,10 @@ def run_cli(seeds_copy: Path, data_dir: Path) -> Callable[..., CliRun]:
     """
     runner = CliRunner()
 
-    def run(*args: str, seeds: Path | None = None, data: Path | None = None) -> CliRun:
+    def run(*args: str, seeds: Path | None = None, data: Path | None = None,
+            stdin: bytes | None = None) -> CliRun:
         argv = ["--seeds", str(seeds or seeds_copy), "--data-dir", str(data or data_dir), *args]
-        result: Result = runner.invoke(cli, argv, catch_exceptions=False)
+        result: Result = runner.invoke(cli, argv, input=stdin, catch_exceptions=False)
         return CliRun(result.exit_code, result.stdout, result.stderr)
 
     return run

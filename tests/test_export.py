@@ -192,3 +192,21 @@ def test_exporting_through_a_symlink_replaces_its_target_not_the_link(mixed, tmp
     assert mixed.export_file(link) == 38
     assert link.is_symlink()
     assert real.read_text().startswith("# papertray: 38 papers")
+
+
+def test_cli_export_to_dash_writes_standard_output_not_a_file_named_dash(papertray, tmp_path):
+    """``-o -`` is standard output (a file named ``-`` was written in the working folder)."""
+    done = papertray("export", "--format", "bib", "-o", "-", "PARM")
+    assert done.exit_code == 0, done.stderr
+    assert done.stdout.startswith("@inproceedings{2025parm_0412d482,\n")
+    assert not (tmp_path / "-").exists()
+
+
+def test_cli_export_takes_the_format_from_the_output_files_ending(run_cli, tmp_path):
+    """``-o refs.bib`` without ``--format`` writes BibTeX (it wrote a Markdown checklist);
+    ``--format`` still wins over the ending."""
+    bib, forced = tmp_path / "refs.bib", tmp_path / "forced.bib"
+    assert run_cli("export", "-o", str(bib), "PARM").exit_code == 0
+    assert bib.read_text(encoding="utf-8").startswith("@inproceedings{2025parm_0412d482,\n")
+    assert run_cli("export", "--format", "csv", "-o", str(forced), "PARM").exit_code == 0
+    assert forced.read_text(encoding="utf-8").startswith("id,title,name,headline,")

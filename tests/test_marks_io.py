@@ -316,3 +316,16 @@ def test_an_orphan_note_travels_with_its_text_and_finds_its_paper_elsewhere(two_
     assert summary.notes == 1
     assert (server.get(moved).note, server.get(moved).tags) == ("key paper", ("moe",))
     assert server.orphan_annotations() == []
+
+
+def test_cli_marks_export_to_dash_and_import_from_dash(run_cli, papertray, tmp_path):
+    """``marks export -`` writes standard output (it wrote a file named ``-``) and
+    ``marks import -`` reads standard input."""
+    assert run_cli("mark", "0412", "--read").exit_code == 0
+    done = papertray("marks", "export", "-")
+    assert done.exit_code == 0, done.stderr
+    assert not (tmp_path / "-").exists()
+    assert [m["id"] for m in json.loads(done.stdout)["marks"]] == ["0412d482992496cb"]
+    fresh = run_cli("marks", "import", "-", data=tmp_path / "other-data",
+                    stdin=done.stdout.encode())
+    assert fresh.stdout == "read 1 marks: 1 changed\n  0412d482  new → read\n"

@@ -30,18 +30,20 @@ def register(cli: click.Group, pass_context, status_choice: click.Choice) -> Non
     @cli.command(cls=_QueryCommand, context_settings={"help_option_names": ["--help"]})
     @click.argument("query", nargs=-1)
     @click.option("--status", type=status_choice, help="Only papers with this status.")
-    @click.option("--format", "fmt", type=click.Choice(list(FORMATS)), default="md",
-                  show_default=True, help="Markdown checklist, CSV, JSON or BibTeX.")
-    @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
-                  help="Write to this file (default: standard output).")
+    @click.option("--format", "fmt", type=click.Choice(list(FORMATS)),
+                  help="Markdown checklist, CSV, JSON or BibTeX. Default: from the output "
+                       "file's ending (.md, .csv, .json, .bib), else md.")
+    @click.option("-o", "--output", type=click.Path(dir_okay=False, allow_dash=True,
+                                                    path_type=Path),
+                  help="Write to this file (default, or -: standard output).")
     @pass_context
-    def export(obj, query: tuple[str, ...], status: str | None, fmt: str,
+    def export(obj, query: tuple[str, ...], status: str | None, fmt: str | None,
                output: Path | None) -> None:
         """Export the papers a query finds (all papers without one), best first."""
         library = obj.open_library()
         text = " ".join(q.removeprefix(_WORD) for q in query)
-        if output is None:
-            library.export(text, status, fmt, sys.stdout)
+        if output is None or str(output) == "-":
+            library.export(text, status, fmt or "md", sys.stdout)
             return
         try:
             count = library.export_file(output, text, status, fmt)

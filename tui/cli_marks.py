@@ -67,11 +67,15 @@ def register(cli: click.Group, pass_context) -> None:
         click.echo(f"restored the marks from {one_line(chosen.name)}{moved}")
 
     @marks.command(name="export")
-    @click.argument("target", type=click.Path(dir_okay=False, path_type=Path))
+    @click.argument("target", type=click.Path(dir_okay=False, allow_dash=True, path_type=Path))
     @pass_context
     def export_marks(obj, target: Path) -> None:
-        """Write every mark (id, status, time, title and start of the abstract) to TARGET."""
+        """Write every mark (id, status, time, title and start of the abstract) to TARGET
+        (- for standard output)."""
         data = obj.open_library().export_marks()
+        if str(target) == "-":
+            click.echo(json.dumps(data, ensure_ascii=False, indent=1))
+            return
         try:
             with writing(target) as out:
                 out.write(json.dumps(data, ensure_ascii=False, indent=1) + "\n")
@@ -81,14 +85,17 @@ def register(cli: click.Group, pass_context) -> None:
         click.echo(f"exported {len(data['marks'])} marks to {one_line(str(target))}", err=True)
 
     @marks.command(name="import")
-    @click.argument("source", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+    @click.argument("source", type=click.Path(exists=True, dir_okay=False, allow_dash=True,
+                                              path_type=Path))
     @click.option("--json", "as_json", is_flag=True, help="Print what changed as JSON.")
     @pass_context
     def import_marks(obj, source: Path, as_json: bool) -> None:
-        """Merge a marks file from `marks export`: per paper the newer mark wins (undoable)."""
+        """Merge a marks file from `marks export` (- for standard input): per paper the newer
+        mark wins (undoable)."""
         library = obj.open_library()
         try:
-            with source.open("rb") as fh:  # /dev/zero or a huge file must not eat the memory
+            # /dev/zero or a huge file must not eat the memory: read at most the limit
+            with (click.open_file("-", "rb") if str(source) == "-" else source.open("rb")) as fh:
                 data = fh.read(MAX_MARKS_FILE_BYTES + 1)
         except OSError as exc:
             raise click.ClickException(
