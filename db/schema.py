@@ -186,12 +186,16 @@ def connect(paths: DataPaths, quiet_missing: bool = False
 
 
 @contextlib.contextmanager
-def write_transaction(conn: sqlite3.Connection) -> Iterator[None]:
+def write_transaction(conn: sqlite3.Connection, index_only: bool = False) -> Iterator[None]:
     """``BEGIN IMMEDIATE`` … ``COMMIT`` on an autocommit connection; ``ROLLBACK`` on any
     exception (a kill, a signal, a disk error): a write is all there or not at all. IMMEDIATE
     takes the write lock at once, so a busy file waits the busy timeout instead of failing midway.
+    With ``index_only`` only the index file's lock is taken (:func:`begin_index_write`).
     """
-    conn.execute("BEGIN IMMEDIATE")
+    if index_only:
+        begin_index_write(conn)
+    else:
+        conn.execute("BEGIN IMMEDIATE")
     try:
         yield
     except BaseException:
@@ -213,18 +217,6 @@ def begin_index_write(conn: sqlite3.Connection) -> None:
     except BaseException:
         conn.execute("ROLLBACK")
         raise
-
-
-@contextlib.contextmanager
-def index_write_transaction(conn: sqlite3.Connection) -> Iterator[None]:
-    """:func:`write_transaction` for writes to the index alone (see :func:`begin_index_write`)."""
-    begin_index_write(conn)
-    try:
-        yield
-    except BaseException:
-        conn.execute("ROLLBACK")
-        raise
-    conn.execute("COMMIT")
 
 
 def _connect(path: Path) -> sqlite3.Connection:

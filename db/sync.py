@@ -25,7 +25,7 @@ from db.schema import (
     BUSY_TIMEOUT_MS,
     PAPERS_AI_TRIGGER,
     begin_index_write,
-    index_write_transaction,
+    write_transaction,
 )
 from db.seeds import Entry, cache_dictionary_in, discover
 from db.text import WORD_RE, clean, fold, search_form
@@ -165,7 +165,7 @@ def apply_changes(conn: sqlite3.Connection, to_apply: list[_Planned], removed: l
     Another process may have synced the same change while we waited for the lock: files whose
     stored hash already equals ours are skipped, so two syncs never apply a change twice.
     """
-    with index_write_transaction(conn):  # (the marks file stays free for marks)
+    with write_transaction(conn, index_only=True):  # (the marks file stays free for marks)
         bulk = sum(len(p.entries or ()) for p in to_apply) >= BULK_MIN_ROWS and not (
             conn.execute("SELECT 1 FROM papers LIMIT 1").fetchone())
         writer = _Writer(conn, report, force, bulk)
