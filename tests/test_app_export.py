@@ -14,6 +14,7 @@ from tests.tui_support import (
     copy_files,
     record_notifications,
     settle,
+    shipped_app,
     shipped_copy,
     type_text,
     wait_for,
@@ -23,8 +24,7 @@ FORMATS = Path(__file__).resolve().parent / "data" / "formats"
 
 
 async def test_e_exports_the_query_and_filter_and_says_where(tmp_path: Path) -> None:
-    seeds, data = shipped_copy(tmp_path), tmp_path / "data"
-    app = app_on(seeds, data)
+    app, _seeds, data = shipped_app(tmp_path)
     notes = record_notifications(app)
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
@@ -45,8 +45,7 @@ async def test_e_exports_the_query_and_filter_and_says_where(tmp_path: Path) -> 
 
 
 async def test_export_from_the_palette(tmp_path: Path) -> None:
-    seeds, data = shipped_copy(tmp_path), tmp_path / "data"
-    app = app_on(seeds, data)
+    app = shipped_app(tmp_path)[0]
     notes = record_notifications(app)
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)

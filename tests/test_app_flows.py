@@ -21,6 +21,7 @@ from tests.tui_support import (
     copy_files,
     record_notifications,
     settle,
+    shipped_app,
     shipped_copy,
     type_text,
     wait_for,
@@ -48,8 +49,7 @@ def _notice_text(app: PapertrayApp) -> str:
 
 async def test_search_move_mark_filter_undo_and_restart(tmp_path: Path) -> None:
     """search → move → mark to-read (and another read) → filter to-read → undo → restart."""
-    seeds, data = shipped_copy(tmp_path), tmp_path / "data"
-    app = app_on(seeds, data)
+    app, seeds, data = shipped_app(tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         assert app.table.row_count == 35
@@ -96,8 +96,7 @@ async def test_search_move_mark_filter_undo_and_restart(tmp_path: Path) -> None:
 
 
 async def test_pressing_a_mark_again_toggles_it_back_to_new(tmp_path: Path) -> None:
-    seeds, data = shipped_copy(tmp_path), tmp_path / "data"
-    app = app_on(seeds, data)
+    app, seeds, data = shipped_app(tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         first = app.table.current_id
@@ -136,8 +135,7 @@ async def test_fast_typing_leaves_the_table_equal_to_the_last_query(tmp_path: Pa
 
 async def test_keys_typed_ahead_go_where_they_were_meant(tmp_path: Path) -> None:
     """Over SSH keys arrive in bursts: "/wudi", Enter, "t" must search, then mark."""
-    seeds, data = shipped_copy(tmp_path), tmp_path / "data"
-    app = app_on(seeds, data)
+    app, seeds, data = shipped_app(tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         burst(app, ["slash", *"wudi", "enter", "t"])
@@ -155,8 +153,7 @@ async def test_keys_typed_ahead_go_where_they_were_meant(tmp_path: Path) -> None
 async def test_keys_typed_after_slash_edit_the_query_in_order(tmp_path: Path) -> None:
     """Editing keys (ctrl+u, Backspace, Left) in a burst with letters act where they were typed,
     not after the letters behind them."""
-    seeds, data = shipped_copy(tmp_path), tmp_path / "data"
-    app = app_on(seeds, data)
+    app, seeds, data = shipped_app(tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         burst(app, ["slash", *"wudi", "enter"])
@@ -184,8 +181,7 @@ async def test_a_paste_is_only_ever_search_text(tmp_path: Path) -> None:
     """A paste with an escape sequence and line breaks becomes one clean line of query; it never
     leaves the search bar nor marks a paper. Pasted on the table, it goes to the search bar,
     and keys typed after it follow it there."""
-    seeds, data = shipped_copy(tmp_path), tmp_path / "data"
-    app = app_on(seeds, data)
+    app, seeds, data = shipped_app(tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         await pilot.press("slash")
@@ -212,8 +208,7 @@ async def test_a_paste_is_only_ever_search_text(tmp_path: Path) -> None:
 async def test_a_mark_then_undo_in_one_burst_shows_the_marks_file(tmp_path: Path) -> None:
     """``t u``: the row, the panel and the counts say new (as the file does); ``t`` on the row
     then marks it to-read (the toggle sees the true status)."""
-    seeds, data = shipped_copy(tmp_path), tmp_path / "data"
-    app = app_on(seeds, data)
+    app, seeds, data = shipped_app(tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         first = app.table.current_id
@@ -233,8 +228,7 @@ async def test_a_mark_then_undo_in_one_burst_shows_the_marks_file(tmp_path: Path
 async def test_bursts_of_marks_and_undos_always_show_the_marks_file(tmp_path: Path) -> None:
     """30 random bursts of r/t/x/u/j/k/g: after each, every row's glyph, the panel's status and
     the header counts are what the marks file says."""
-    seeds, data = shipped_copy(tmp_path), tmp_path / "data"
-    app = app_on(seeds, data)
+    app, seeds, data = shipped_app(tmp_path)
     rng = random.Random(20250611)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
@@ -255,8 +249,7 @@ async def test_bursts_of_marks_and_undos_always_show_the_marks_file(tmp_path: Pa
 
 
 async def test_an_empty_result_says_so_and_keys_do_no_harm(tmp_path: Path) -> None:
-    seeds, data = shipped_copy(tmp_path), tmp_path / "data"
-    app = app_on(seeds, data)
+    app = shipped_app(tmp_path)[0]
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         await pilot.press("slash")
@@ -470,8 +463,7 @@ async def test_help_is_built_from_the_bindings(tmp_path: Path) -> None:
 
 
 async def test_command_palette_runs_triage_commands(tmp_path: Path) -> None:
-    seeds, data = shipped_copy(tmp_path), tmp_path / "data"
-    app = app_on(seeds, data)
+    app = shipped_app(tmp_path)[0]
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         first = app.table.current_id
@@ -587,8 +579,7 @@ async def test_a_superseded_answer_is_never_shown_and_the_newest_query_runs_when
 async def test_the_cursor_paper_comes_with_the_hits(tmp_path: Path, monkeypatch) -> None:
     """A search reads the paper its cursor lands on with the hits, so the panel is drawn with
     the table: no second worker is started for it."""
-    seeds, data = shipped_copy(tmp_path), tmp_path / "data"
-    app = app_on(seeds, data)
+    app = shipped_app(tmp_path)[0]
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         loads: list[str] = []
@@ -615,8 +606,7 @@ async def test_the_page_follows_the_terminal_height(tmp_path: Path) -> None:
     more, so a tall terminal never shows the table ending early; a page size given is kept."""
     from tui.app import PAGE_SIZE
 
-    seeds, data = shipped_copy(tmp_path), tmp_path / "data"
-    app = app_on(seeds, data)
+    app, seeds, data = shipped_app(tmp_path)
     async with app.run_test(size=(100, 24)) as pilot:
         await settle(pilot)
         assert app.page_size == app.table.page_size == PAGE_SIZE
@@ -635,8 +625,7 @@ async def test_a_page_with_the_same_rows_is_not_drawn_again(tmp_path: Path, monk
     rows as they are, only the cursor is placed; any change in a row fills the table anew."""
     import dataclasses
 
-    seeds, data = shipped_copy(tmp_path), tmp_path / "data"
-    app = app_on(seeds, data)
+    app = shipped_app(tmp_path)[0]
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         table = app.table

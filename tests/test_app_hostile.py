@@ -9,7 +9,7 @@ from pathlib import Path
 from textual import events
 
 from db import Library
-from tests.tui_support import app_on, settle, shipped_copy
+from tests.tui_support import settle, shipped_app
 
 
 def _hostile_strings(seed: int = 11, n: int = 8) -> list[str]:
@@ -21,8 +21,7 @@ def _hostile_strings(seed: int = 11, n: int = 8) -> list[str]:
 
 
 async def test_generated_strings_in_the_search_bar(tmp_path: Path) -> None:
-    seeds, data = shipped_copy(tmp_path), tmp_path / "data"
-    app = app_on(seeds, data)
+    app, seeds, data = shipped_app(tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         with Library([seeds], data) as library:

@@ -16,7 +16,7 @@ from tests.tui_support import (
     app_on,
     record_notifications,
     settle,
-    shipped_copy,
+    shipped_app,
     type_text,
     wait_for,
 )
@@ -39,8 +39,7 @@ def _row_cells(app: PapertrayApp, paper_id: str) -> list[str]:
 
 async def test_s_lists_the_papers_like_the_cursor_paper_and_S_like_the_to_read_list(
         tmp_path: Path) -> None:
-    seeds, data = shipped_copy(tmp_path), tmp_path / "data"
-    app = app_on(seeds, data)
+    app, seeds, data = shipped_app(tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         assert app.table.current_id == PARM
@@ -66,8 +65,7 @@ async def test_s_lists_the_papers_like_the_cursor_paper_and_S_like_the_to_read_l
 
 
 async def test_a_writes_a_note_esc_cancels_and_u_undoes(tmp_path: Path) -> None:
-    seeds, data = shipped_copy(tmp_path), tmp_path / "data"
-    app = app_on(seeds, data)
+    app, seeds, data = shipped_app(tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         await pilot.press("a")
@@ -98,8 +96,7 @@ async def test_a_writes_a_note_esc_cancels_and_u_undoes(tmp_path: Path) -> None:
 
 
 async def test_hash_adds_tags_shown_in_a_column_and_found_with_tag_filter(tmp_path: Path) -> None:
-    seeds, data = shipped_copy(tmp_path), tmp_path / "data"
-    app = app_on(seeds, data)
+    app = shipped_app(tmp_path)[0]
     notes = record_notifications(app)
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
@@ -131,8 +128,7 @@ async def test_hash_adds_tags_shown_in_a_column_and_found_with_tag_filter(tmp_pa
 
 
 async def test_y_Y_c_copy_link_abstract_and_bibtex(tmp_path: Path) -> None:
-    seeds, data = shipped_copy(tmp_path), tmp_path / "data"
-    app = app_on(seeds, data)
+    app, seeds, data = shipped_app(tmp_path)
     notes = record_notifications(app)
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
@@ -171,8 +167,7 @@ async def test_Y_on_a_paper_without_abstract_says_so_and_keeps_the_clipboard(
 
 async def test_filter_theme_and_layout_are_remembered_and_a_bad_file_is_ignored(
         tmp_path: Path) -> None:
-    seeds, data = shipped_copy(tmp_path), tmp_path / "data"
-    app = app_on(seeds, data)
+    app, seeds, data = shipped_app(tmp_path)
     async with app.run_test(size=(160, 40)) as pilot:
         await settle(pilot)
         assert app.main_screen.has_class("-wide")
@@ -208,8 +203,7 @@ async def _choose_in_palette(pilot, text: str) -> None:
 
 
 async def test_a_theme_chosen_in_the_palette_is_remembered(tmp_path: Path) -> None:
-    seeds, data = shipped_copy(tmp_path), tmp_path / "data"
-    app = app_on(seeds, data)
+    app, seeds, data = shipped_app(tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         assert app.theme == "textual-dark"

@@ -44,6 +44,12 @@ def app_on(seeds: Path, data_dir: Path, **options) -> PapertrayApp:
     return make_app([str(seeds)], str(data_dir), **options)
 
 
+def shipped_app(tmp_path: Path, **options) -> tuple[PapertrayApp, Path, Path]:
+    """``(app, seeds, data_dir)``: :func:`app_on` a :func:`shipped_copy` in ``tmp_path``."""
+    seeds, data = shipped_copy(tmp_path), tmp_path / "data"
+    return app_on(seeds, data, **options), seeds, data
+
+
 async def wait_for(pilot: Pilot, condition: Callable[[], bool], what: str,
                    deadline_s: float = DEADLINE_S, state: Callable[[], str] | None = None) -> None:
     """Let the app run until ``condition()`` holds; fail naming ``what`` (and ``state()``, if
