@@ -69,7 +69,10 @@ def run(conn: sqlite3.Connection, text: str, status: str | None, limit: int, off
     elif len(q.positive) >= rank.RERANK_TERMS and having_all <= rank.CANDIDATES:
         # a title-like query with few enough hits to re-rank them all: words side by side, in
         # the order typed, come first
-        total, rows = _ranked(conn, q, expression, limit, offset)
+        # every match is in the one bm25 pass when no filter applied and the page reached
+        # past them all: re-ranked from it, not from a second pass
+        every = best[1] if best is not None and len(best[1]) == having_all else None
+        total, rows = _ranked(conn, q, expression, limit, offset, matches=every)
     elif best is not None:
         total, rows = having_all, _page_rows(conn, best[1], limit, offset)
     else:  # the count of all the words is the total when no filter applies: counted once
@@ -90,9 +93,10 @@ def _fts_count(conn: sqlite3.Connection, expression: str) -> int:
 
 
 def _ranked(conn: sqlite3.Connection, q: Query, expression: str | None, limit: int,
-            offset: int) -> tuple[int, list]:
-    """One page of :func:`db.rank.ranked` after ``q``'s filters and exclusions."""
-    ranked = rank.ranked(conn, q, expression)
+            offset: int, matches: list[tuple[int, float]] | None = None) -> tuple[int, list]:
+    """One page of :func:`db.rank.ranked` (given ``matches``, see there) after ``q``'s filters
+    and exclusions."""
+    ranked = rank.ranked(conn, q, expression, matches)
     if not ranked:
         return 0, []
     clauses, params = _where(q)

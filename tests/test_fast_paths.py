@@ -441,3 +441,130 @@ def test_a_sync_leaves_the_marks_file_free_to_write(seeds_copy, tmp_path, monkey
         assert _marks_lock_free(data)
         lib.set_status([all_hits(lib, "learning")[0].id], "read")
         assert lib.counts()["read"] == 1
+
+
+def _answer(result) -> tuple:
+    """Everything a search answers, hit by hit."""
+    return (result.total, result.notice, result.effective_query, result.terms,
+            [(h.id, h.score, h.status, h.sources, h.tags) for h in result.hits])
+
+
+def _second_pass(monkeypatch) -> None:
+    """Re-rank from a second bm25 pass over the index, as before the one-pass fast path."""
+    import db.rank
+
+    ranked = db.rank.ranked
+    monkeypatch.setattr(db.rank, "ranked",
+                        lambda conn, q, expression=None, matches=None: ranked(conn, q, expression))
+
+
+def _three_word_queries(lib: Library, n: int) -> list[str]:
+    """Three words in a row from each abstract (the benchmark's realistic queries)."""
+    import re
+
+    queries = []
+    for hit in all_hits(lib):
+        words = re.findall(r"[A-Za-z]{5,}", lib.get(hit.id).abstract_markup)
+        queries += [" ".join(words[i:i + 3]).lower() for i in (2, len(words) // 2) if
+                    i + 3 <= len(words)]
+    return queries[:n]
+
+
+@pytest.mark.parametrize("head", [50, 2])
+def test_three_words_re_ranked_from_the_one_pass_answer_as_from_a_second(
+        shipped_library, monkeypatch, head):
+    """A query of three words with few hits is re-ranked from the bm25 pass that counted it
+    (every match is in it) instead of a second pass: the same hits in the same order, scores,
+    totals and notices, typed or not, a page or all of it, with a head re-ranked smaller than
+    the matches (the others follow in bm25 order)."""
+    import db.rank
+
+    monkeypatch.setattr(db.rank, "RERANK_HEAD", head)
+    queries = _three_word_queries(shipped_library, 40)
+    assert len(queries) == 40
+    cases = [(q, typing, limit, offset) for q in queries for typing in (False, True)
+             for limit, offset in ((200, 0), (3, 2), (0, 0))]
+    given = []  # whether each re-ranking was given the one pass's matches
+    ranked = db.rank.ranked
+    monkeypatch.setattr(db.rank, "ranked", lambda conn, q, expression=None, matches=None: (
+        given.append(matches is not None) or ranked(conn, q, expression, matches)))
+    fast = [_answer(shipped_library.search(q, limit=li, offset=o, typing=t))
+            for q, t, li, o in cases]
+    assert given.count(True) > 100 and False in given  # (a page of none has not them all)
+    monkeypatch.setattr(db.rank, "ranked", ranked)
+    _second_pass(monkeypatch)
+    slow = [_answer(shipped_library.search(q, limit=li, offset=o, typing=t))
+            for q, t, li, o in cases]
+    assert fast == slow
+    assert sum(1 for (total, *_rest) in fast if total > 1) > 20  # most found several papers
+
+
+def test_tied_matches_are_re_ranked_in_the_same_order_from_the_one_pass(tmp_path, monkeypatch):
+    """54 papers tie on bm25 for "quokka marsupials isl": the re-ranked head and the tail after
+    it are in rowid order among equals, from the one pass as from a second; and a second pass
+    ordered by bm25 alone (the statement before the tie was written out) gives that order too."""
+    import db.rank
+
+    monkeypatch.setattr(db.rank, "RERANK_HEAD", 7)
+    query = "quokka marsupials isl"
+    with _tied_library(tmp_path) as lib:
+        pages = [(60, 0), (5, 0), (5, 4), (10, 50)]
+        fast = [_answer(lib.search(query, limit=li, offset=o, typing=True)) for li, o in pages]
+        assert fast[0][0] == 54 and len(fast[0][4]) == 54
+        conn = lib._index()
+        expression = '"quokka" AND "marsupials" AND ("isl"* OR "islands")'
+        weights = ", ".join(str(w) for w in db.schema.BM25_WEIGHTS)
+        by_bm25 = [r[0] for r in conn.execute(
+            f"SELECT rowid FROM papers_fts WHERE papers_fts MATCH ? "
+            f"ORDER BY bm25(papers_fts, {weights}) LIMIT 200", (expression,))]
+        assert len(by_bm25) == 54 and by_bm25 == sorted(by_bm25)
+        _second_pass(monkeypatch)
+        assert [_answer(lib.search(query, limit=li, offset=o, typing=True))
+                for li, o in pages] == fast
+
+
+def test_the_words_of_a_text_are_those_of_the_unicode_pattern(shipped_library):
+    """``db.rank._words`` splits ASCII text by a byte table: the same words, folded, as the
+    Unicode pattern it stands in for, on every shipped abstract and on odd text."""
+    import re
+
+    from db.rank import _ASCII_WORDS, _WORD_RE, _words
+
+    texts = [shipped_library.get(h.id).abstract_markup for h in all_hits(shipped_library)]
+    texts += ["snake_case x_1 A-B c++ R2-D2 \t\r\n\x0b\x1f MIXED Case 3.14 [CLS] ~`^|@{}",
+              "Kelvin \u212a and İstanbul, naïve café, 图神经网络 models", "", "   ", "_"]
+    assert any(t.isascii() for t in texts) and not all(t.isascii() for t in texts)
+    for text in texts:
+        assert _words(text) == _WORD_RE.findall(text.lower())
+    assert _words("Graph-NNs_2024 beat\tGCN!") == ["graph", "nns", "2024", "beat", "gcn"]
+    assert re.fullmatch(r"[a-z0-9 ]{256}", _ASCII_WORDS.decode("latin-1")) is not None
+
+
+def test_the_word_positions_are_those_of_a_plain_loop(shipped_library):
+    """``_Matcher.positions`` finds each matching word by ``list.index``: the positions of a
+    plain loop over every word, for slots of stems, variants and a prefix, text after text
+    (the matcher remembers the words it has seen)."""
+    from db.match import stem
+    from db.rank import Slot, _Matcher, _words
+
+    found = [Slot(frozenset({stem("learning")}), "", 1, "", word="learning"),
+             Slot(frozenset({stem("model"), stem("models")}), "", 1, "", word="model"),
+             Slot(frozenset(), "rein", 1, "", word="rein"),
+             Slot(frozenset({stem("the")}), "", 1, "", word="the")]
+
+    def plain(text):
+        words = _words(text)
+        out = [[] for _ in found]
+        for pos, word in enumerate(words):
+            for i, s in enumerate(found):
+                if stem(word) in s.stems or (s.prefix and word.startswith(s.prefix)):
+                    out[i].append(pos)
+        return out, len(words)
+
+    match = _Matcher(found)
+    texts = [shipped_library.get(h.id).abstract_markup for h in all_hits(shipped_library)]
+    seen = 0
+    for text in texts + texts[:3]:
+        assert match.positions(text) == plain(text)
+        seen += sum(map(len, plain(text)[0][:3]))
+    assert seen > 50
