@@ -30,6 +30,7 @@ import math
 import re
 import sqlite3
 from dataclasses import dataclass
+from itertools import compress, count
 
 from db.match import stem
 from db.query import Query
@@ -232,22 +233,11 @@ class _Matcher:
         out: list[list[int]] = [[] for _ in self.found]
         hits = distinct & self.matching
         if hits:
-            # the few matching words are looked for by list.index (a scan in C), not by a loop
-            # over every word of the text: a quarter of the time of scoring an abstract
-            find = words.index
-            for word in hits:
-                at = -1
-                slots = slots_of[word]
-                try:
-                    while True:
-                        at = find(word, at + 1)
-                        for i in slots:
-                            out[i].append(at)
-                except ValueError:
-                    pass
-            if len(hits) > 1:  # a slot that two words match (a prefix, variants) gets both
-                for positions in out:
-                    positions.sort()
+            # the positions of the few matching words are picked out in C (compress), not by a
+            # loop over every word of the text: a quarter of the time of scoring an abstract
+            for pos in compress(count(), map(hits.__contains__, words)):
+                for i in slots_of[words[pos]]:
+                    out[i].append(pos)
         return out, len(words)
 
 

@@ -541,9 +541,9 @@ def test_the_words_of_a_text_are_those_of_the_unicode_pattern(shipped_library):
 
 
 def test_the_word_positions_are_those_of_a_plain_loop(shipped_library):
-    """``_Matcher.positions`` finds each matching word by ``list.index``: the positions of a
-    plain loop over every word, for slots of stems, variants and a prefix, text after text
-    (the matcher remembers the words it has seen)."""
+    """``_Matcher.positions`` picks the matching words out in C (``compress``): the positions
+    of a plain loop over every word, for slots of stems, variants and a prefix, text after
+    text (the matcher remembers the words it has seen)."""
     from db.match import stem
     from db.rank import Slot, _Matcher, _words
 
