@@ -568,3 +568,29 @@ def test_the_word_positions_are_those_of_a_plain_loop(shipped_library):
         assert match.positions(text) == plain(text)
         seen += sum(map(len, plain(text)[0][:3]))
     assert seen > 50
+
+
+def test_hits_carry_the_sources_and_tags_a_join_in_sql_gives(library):
+    """Sources are read without joining the files and sorted in Python, tags only when some
+    paper has a tag: each hit has what the joined, sorted statements give, a paper in both
+    shipped files its two sources in seed order, and a tag as soon as one is added."""
+    conn = library._index()
+
+    def joined(hit_id):
+        sources = tuple(conn.execute(
+            "SELECT f.display, s.position FROM sources s JOIN files f ON f.path = s.file "
+            "WHERE s.paper_id = ? ORDER BY s.file, s.position", (hit_id,)))
+        tags = tuple(t for (t,) in conn.execute(
+            "SELECT tag FROM m.tags WHERE paper_id = ? ORDER BY tag", (hit_id,)))
+        return sources, tags
+
+    hits = all_hits(library)
+    assert len(hits) == 35
+    assert [(tuple((s.file, s.position) for s in h.sources), h.tags) for h in hits] == \
+        [joined(h.id) for h in hits]
+    shared = [h for h in hits if len(h.sources) == 2]
+    assert len(shared) == 3 and {s.file for s in shared[0].sources} == {FILE_A, FILE_B}
+    assert all(h.tags == () for h in hits)
+    library.tag([shared[0].id, hits[0].id], ["zeta", "alpha"])
+    tagged = {h.id: h.tags for h in all_hits(library) if h.tags}
+    assert tagged == {shared[0].id: ("alpha", "zeta"), hits[0].id: ("alpha", "zeta")}
