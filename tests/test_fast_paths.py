@@ -36,6 +36,8 @@ def _index(data: Path) -> dict[str, list[tuple]]:
             "sources": conn.execute("SELECT position, paper_id FROM sources "
                                     "ORDER BY paper_id, position").fetchall(),
             "vocab": conn.execute("SELECT term, df FROM vocab ORDER BY term").fetchall(),
+            "multi_sources": conn.execute("SELECT paper_id FROM multi_sources "
+                                          "ORDER BY paper_id").fetchall(),
         }
     finally:
         conn.close()
@@ -570,27 +572,71 @@ def test_the_word_positions_are_those_of_a_plain_loop(shipped_library):
     assert seen > 50
 
 
+def _joined(lib: Library, hit_id: str) -> tuple[tuple, tuple]:
+    """A paper's sources and tags as joined, sorted statements read them."""
+    conn = lib._index()
+    sources = tuple(conn.execute(
+        "SELECT f.display, s.position FROM sources s JOIN files f ON f.path = s.file "
+        "WHERE s.paper_id = ? ORDER BY s.file, s.position", (hit_id,)))
+    tags = tuple(t for (t,) in conn.execute(
+        "SELECT tag FROM m.tags WHERE paper_id = ? ORDER BY tag", (hit_id,)))
+    return sources, tags
+
+
+def _as_read(hits) -> list[tuple[tuple, tuple]]:
+    return [(tuple((s.file, s.position) for s in h.sources), h.tags) for h in hits]
+
+
 def test_hits_carry_the_sources_and_tags_a_join_in_sql_gives(library):
-    """Sources are read without joining the files and sorted in Python, tags only when some
-    paper has a tag: each hit has what the joined, sorted statements give, a paper in both
-    shipped files its two sources in seed order, and a tag as soon as one is added."""
-    conn = library._index()
-
-    def joined(hit_id):
-        sources = tuple(conn.execute(
-            "SELECT f.display, s.position FROM sources s JOIN files f ON f.path = s.file "
-            "WHERE s.paper_id = ? ORDER BY s.file, s.position", (hit_id,)))
-        tags = tuple(t for (t,) in conn.execute(
-            "SELECT tag FROM m.tags WHERE paper_id = ? ORDER BY tag", (hit_id,)))
-        return sources, tags
-
+    """A hit's one source is its paper's first, and only papers in ``multi_sources`` have
+    their sources looked up; tags are read only when some paper has a tag: each hit has what
+    the joined, sorted statements give, a paper in both shipped files its two sources in seed
+    order, and a tag as soon as one is added."""
     hits = all_hits(library)
     assert len(hits) == 35
-    assert [(tuple((s.file, s.position) for s in h.sources), h.tags) for h in hits] == \
-        [joined(h.id) for h in hits]
+    assert _as_read(hits) == [_joined(library, h.id) for h in hits]
     shared = [h for h in hits if len(h.sources) == 2]
     assert len(shared) == 3 and {s.file for s in shared[0].sources} == {FILE_A, FILE_B}
     assert all(h.tags == () for h in hits)
     library.tag([shared[0].id, hits[0].id], ["zeta", "alpha"])
     tagged = {h.id: h.tags for h in all_hits(library) if h.tags}
     assert tagged == {shared[0].id: ("alpha", "zeta"), hits[0].id: ("alpha", "zeta")}
+
+
+def _multi(lib: Library) -> tuple[list, list]:
+    """``multi_sources`` as kept by the syncs, and as counted from the sources afresh."""
+    conn = lib._index()
+    kept = conn.execute("SELECT paper_id FROM multi_sources ORDER BY paper_id").fetchall()
+    counted = conn.execute("SELECT paper_id FROM sources GROUP BY paper_id "
+                           "HAVING count(*) > 1 ORDER BY paper_id").fetchall()
+    return kept, counted
+
+
+def test_syncs_keep_the_papers_with_several_sources(seeds_copy, tmp_path):
+    """A file that repeats abstracts of others (twice one of them), an edit that drops one,
+    a file removed, a forced rebuild: after each sync ``multi_sources`` holds the papers with
+    more than one source, and every hit has the sources a join gives, in seed order."""
+    data = tmp_path / "data"
+    shipped = (seeds_copy / FILE_A).read_text(encoding="utf-8").split("\n\n")
+    extra = seeds_copy / "zz_repeats.txt"
+    steps = [
+        lambda: extra.write_text("\n\n".join(["Repeats 2025", shipped[1], shipped[2],
+                                               shipped[1], shipped[5]]), encoding="utf-8"),
+        lambda: extra.write_text("\n\n".join(["Repeats 2025", shipped[2]]), encoding="utf-8"),
+        lambda: (seeds_copy / FILE_B).unlink(),
+        lambda: None,
+    ]
+    counts = []
+    with Library([seeds_copy], data) as lib:
+        lib.sync()
+        for n, step in enumerate(steps):
+            kept, counted = _multi(lib)
+            assert kept == counted
+            counts.append(len(kept))
+            hits = all_hits(lib)
+            assert _as_read(hits) == [_joined(lib, h.id) for h in hits]
+            step()
+            lib.sync(force=n == len(steps) - 1)
+        assert _multi(lib)[0] == _multi(lib)[1]
+    # shipped: 3 papers in both files; + 3 repeated; then 1 of those; file B gone: 1 left
+    assert counts == [3, 6, 4, 1]
