@@ -542,17 +542,22 @@ def test_the_words_of_a_text_are_those_of_the_unicode_pattern(shipped_library):
     assert re.fullmatch(r"[a-z0-9 ]{256}", _ASCII_WORDS.decode("latin-1")) is not None
 
 
-def test_the_word_positions_are_those_of_a_plain_loop(shipped_library):
-    """``_Matcher.positions`` picks the matching words out in C (``compress``): the positions
-    of a plain loop over every word, for slots of stems, variants and a prefix, text after
-    text (the matcher remembers the words it has seen)."""
+def test_the_word_positions_and_acronyms_are_those_of_a_plain_loop(shipped_library):
+    """``_Matcher.positions`` finds in ASCII text only the words that start as a slot's stem or
+    prefix does, or are acronyms, by one pattern: the positions of a plain loop over every
+    word, and the acronyms of the text's whole set of words, for slots of stems, variants, a
+    prefix and a stem shorter than 3 letters, text after text (the matcher remembers the
+    words it has seen), in ASCII and other text."""
     from db.match import stem
-    from db.rank import Slot, _Matcher, _words
+    from db.rank import Slot, _acronyms, _Matcher, _words
 
-    found = [Slot(frozenset({stem("learning")}), "", 1, "", word="learning"),
-             Slot(frozenset({stem("model"), stem("models")}), "", 1, "", word="model"),
-             Slot(frozenset(), "rein", 1, "", word="rein"),
-             Slot(frozenset({stem("the")}), "", 1, "", word="the")]
+    def slot(words, prefix="", idf=2.0):
+        return Slot(frozenset(map(stem, words)), prefix, 1, "", idf=idf, word=words[0] if
+                    words else prefix)
+
+    found = [slot(["learning"]), slot(["model", "models"]), slot([], "rein"), slot(["ai"]),
+             slot(["the"], idf=0.1), slot(["interpretation"])]
+    assert {"lmr", "lmrs", "lmra", "lmrai"} <= set(_acronyms(found))
 
     def plain(text):
         words = _words(text)
@@ -561,15 +566,23 @@ def test_the_word_positions_are_those_of_a_plain_loop(shipped_library):
             for i, s in enumerate(found):
                 if stem(word) in s.stems or (s.prefix and word.startswith(s.prefix)):
                     out[i].append(pos)
-        return out, len(words)
+        acronyms = _acronyms(found)
+        return (out, len(words)), max((acronyms[w] for w in set(words) if w in acronyms),
+                                      default=0.0)
 
     match = _Matcher(found)
     texts = [shipped_library.get(h.id).abstract_markup for h in all_hits(shipped_library)]
-    seen = 0
+    texts += ["The LMR model (LMRs) learns; AI and ai-based models: rein, reins, Reinforce.",
+              "LMRAI: the-the  the\tmodels\n\nlearning", "lmrs LMRA lmri", "ai", "", "   ",
+              "naïve AI models learn — the LMR way", "Ａｉ ＬＭＲ models"]
+    seen = acronyms = 0
     for text in texts + texts[:3]:
-        assert match.positions(text) == plain(text)
-        seen += sum(map(len, plain(text)[0][:3]))
-    assert seen > 50
+        expected, acronym = plain(text)
+        assert match.positions(text) == expected, text
+        assert match.acronym() == acronym, text
+        seen += sum(map(len, expected[0][:4]))
+        acronyms += acronym > 0
+    assert seen > 50 and acronyms >= 4
 
 
 def _joined(lib: Library, hit_id: str) -> tuple[tuple, tuple]:
