@@ -187,7 +187,8 @@ _ASCII_WORDS = bytes(c + 32 if 65 <= c <= 90 else c if 97 <= c <= 122 or 48 <= c
 
 
 def _words(text: str) -> list[str]:
-    """The words of ``text``, folded: runs of letters and digits (``_WORD_RE``)."""
+    """The words of ``text``, folded: runs of letters and digits (``_WORD_RE``), as
+    :class:`_Matcher` counts and finds them."""
     if text.isascii():
         return text.encode("ascii").translate(_ASCII_WORDS).decode("ascii").split()
     return _WORD_RE.findall(text.lower())
@@ -244,8 +245,8 @@ class _Matcher:
         """For each slot, the word positions of ``text`` it matches (ascending); and the number
         of words."""
         out: list[list[int]] = [[] for _ in self.found]
+        words = _words(text)
         if not text.isascii():
-            words = _WORD_RE.findall(text.lower())
             self.words = set(words)
             hits = {w for w in self.words if self._slots(w)}
             if hits:
@@ -254,7 +255,6 @@ class _Matcher:
                     for i in self.slots_of[words[pos]]:
                         out[i].append(pos)
             return out, len(words)
-        words = text.encode("ascii").translate(_ASCII_WORDS).decode("ascii").split()
         self.words = set()
         if self._candidate is None or not words:
             return out, len(words)
