@@ -17,7 +17,7 @@ from db.models import LibraryError
 from db.paths import DataPaths, private_file
 
 #: Bump when the index's tables change; an index of another version is rebuilt from the seeds.
-INDEX_VERSION = 9  # 4: papers.body, the FTS column that splits CJK text (db.text.split_cjk)
+INDEX_VERSION = 10  # 4: papers.body, the FTS column that splits CJK text (db.text.split_cjk)
 #                    5: papers.abstract_source NULL when it equals papers.abstract
 #                    6: papers.authors/year/venue, sources.meta, the FTS column authors
 #                    7: the index papers_collection (a JSON file holds many venues)
@@ -25,6 +25,7 @@ INDEX_VERSION = 9  # 4: papers.body, the FTS column that splits CJK text (db.tex
 #                       its position list: 87k abstracts, 33 MiB of FTS data instead of 49);
 #                       papers.id unique by a named index (a bulk load builds it afterwards)
 #                    9: soft hyphens joined in the indexed text (db.text.repair_hyphenation)
+#                   10: the table multi_sources (a hit's sources are read for those alone)
 BUSY_TIMEOUT_MS = 10_000
 #: Bytes per page of the index. An abstract row is ~1.3 kB: 4 kB pages left a fifth of each
 #: ``papers`` page empty (10,000 abstracts: 3.1 of 16.5 MiB, dbstat), 16 kB pages a twentieth.
@@ -87,6 +88,9 @@ CREATE TABLE IF NOT EXISTS sources (
     PRIMARY KEY (file, position)
 ) WITHOUT ROWID;
 {BULK_INDEXES["sources_paper"]};
+-- the papers with more than one source (db.sync keeps it): any other paper's one source is
+-- papers.first_file/first_pos, so a page of hits looks up the sources of these alone
+CREATE TABLE IF NOT EXISTS multi_sources (paper_id TEXT PRIMARY KEY) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS vocab (term TEXT PRIMARY KEY, df INTEGER NOT NULL) WITHOUT ROWID;
 -- what the FTS indexes: the abstract, or its search form (CJK split, folded) when that differs
 CREATE VIEW IF NOT EXISTS papers_search(rowid, body, name, title, authors) AS

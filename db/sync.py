@@ -278,7 +278,27 @@ class _Writer:
         if self.bulk and not self.stream:
             for sql in BULK_INDEXES.values():
                 conn.execute(sql)
+        if self.affected:
+            _mark_multi_sources(conn, None if self.bulk else self.affected)
         return added_ids
+
+
+def _mark_multi_sources(conn: sqlite3.Connection, ids: set[str] | None) -> None:
+    """Bring ``multi_sources`` in step with ``sources`` for the papers ``ids`` (those whose
+    sources a sync changed), or for every paper with None (a first build: one pass over the
+    index ``sources_paper``, ~20 ms for 87k papers)."""
+    if ids is None:
+        conn.execute("DELETE FROM multi_sources")
+        conn.execute("INSERT INTO multi_sources SELECT paper_id FROM sources GROUP BY paper_id "
+                     "HAVING count(*) > 1")
+        return
+    ordered = sorted(ids)
+    for at in range(0, len(ordered), 500):
+        chunk = ordered[at:at + 500]
+        marks = ",".join("?" * len(chunk))
+        conn.execute(f"DELETE FROM multi_sources WHERE paper_id IN ({marks})", chunk)
+        conn.execute(f"INSERT INTO multi_sources SELECT paper_id FROM sources WHERE paper_id "
+                     f"IN ({marks}) GROUP BY paper_id HAVING count(*) > 1", chunk)
 
 
 def _apply_papers(conn: sqlite3.Connection, affected: set[str], new_entries: dict[str, Entry],
