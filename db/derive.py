@@ -11,7 +11,7 @@ import re
 from collections.abc import Callable, Iterator
 
 from db.render import render_plain
-from db.text import iter_sentences, one_line
+from db.text import iter_sentences, one_line, sentence_spans
 
 _URL_RE = re.compile(r"https?://[^\s<>\"'`{}\[\]]+", re.IGNORECASE)
 _CODE_HOSTS = ("github.com", "gitlab.com", "bitbucket.org", "codeberg.org", "huggingface.co",
@@ -103,12 +103,7 @@ def method_name(text: str, is_word: Callable[[str], bool]) -> str | None:
     pending = next(triggers, None)
     if pending is None:
         return None
-    offset = 0
-    for sentence in iter_sentences(plain):
-        start = plain.find(sentence, offset)
-        if start < 0:  # (cannot happen: a sentence is the text from offset on, stripped)
-            return _method_name_by_sentence(plain, is_word)
-        end = offset = start + len(sentence)
+    for start, end in sentence_spans(plain):
         if pending.start() >= end:
             continue
         seen = _SeenBefore(plain[:start])
@@ -210,15 +205,17 @@ def _paren_name(tail: str, seen: _SeenBefore) -> str | None:
 
 
 def _first_name_like(tail: str, seen: _SeenBefore, is_word: Callable[[str], bool]) -> str | None:
-    for i, m in enumerate(_TOKEN_RE.finditer(tail)):
-        if i >= 25:
-            break
-        raw = m.group(0)
+    # the first 25 words of the tail, found by one C call (findall), and of those only the ones
+    # with a capital or no letter at all: every test below needs a capital letter, and removing
+    # brackets and dots changes no letter, so ``raw.islower()`` is ``token.islower()``
+    # (tests/test_seeds.py compares with the word-by-word loop)
+    words = _TOKEN_RE.findall(tail)[:25]
+    for i, raw in [(i, raw) for i, raw in enumerate(words) if not raw.islower()]:
         # "(LRMC)" after a lower-case phrase abbreviates a problem, not a method of the paper
-        if raw.startswith("("):
+        if raw[0] == "(":
             continue
         token = raw.strip("()").rstrip(".")
-        if token.islower() or (i > 1 and not _MAYBE_NAME_RE.search(token)):
+        if i > 1 and not _MAYBE_NAME_RE.search(token):
             continue  # cheap pre-checks: every test below needs a capital letter
         if not _acceptable(token, seen):
             continue
