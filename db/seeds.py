@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from db.text import DecodeError, clean, decode, paper_id, repair_hyphenation
+from db.text import DecodeError, clean, decode, paper_id, repair_hyphenation, single_spaced
 
 #: File endings read as seed files. Other files in a seed folder are ignored (a README, say).
 SEED_SUFFIXES = (".txt", ".json", ".jsonl", ".ndjson", ".csv", ".tsv", ".bib",
@@ -162,7 +162,7 @@ def abstract_entry(abstract: str, position: int, collection: str) -> Entry:
     # imported here: a command that finds nothing to parse (the usual case) never pays for them
     from db.derive import code_url, headline, method_name, urls
 
-    source = " ".join(abstract.split())
+    source = single_spaced(abstract)
     markup = repair_hyphenation(source, is_english_word)
     links = tuple(urls(source))
     return Entry(

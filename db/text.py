@@ -72,8 +72,22 @@ def one_line(text: str) -> str:
     return " ".join(clean(text).split())  # str.split: 4x faster than a regex here
 
 
+def single_spaced(text: str) -> str:
+    """``" ".join(text.split())``: every run of white space one space, none at either end.
+
+    Text that is so already (an abstract's line, usually) is returned as it is: printable text
+    has no white space but " " (tabs, newlines, NBSP... are not printable), so two tests in C
+    tell, where splitting into words takes four times as long.
+    """
+    if text.isprintable() and "  " not in text and text[:1] != " " and text[-1:] != " ":
+        return text
+    return " ".join(text.split())
+
+
 def normalize(text: str) -> str:
     """The form used for ids and comparisons: NFKC, case-folded, white space collapsed."""
+    if text.isascii():  # NFKC leaves ASCII as it is, and casefold() is lower() there
+        return single_spaced(text.lower())
     return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
 
 
