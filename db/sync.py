@@ -16,6 +16,7 @@ import unicodedata
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from itertools import chain
 from pathlib import Path
 
 from db.models import FileReport, SyncReport
@@ -28,7 +29,7 @@ from db.schema import (
     write_transaction,
 )
 from db.seeds import Entry, cache_dictionary_in, discover
-from db.text import WORD_RE, clean, fold, search_form
+from db.text import NOT_WORD_BYTES, WORD_RE, clean, fold, search_form
 
 #: Called as ``progress(done, total)`` with counts of seed files read so far. It may raise
 #: :class:`SyncCancelled` to stop the sync before anything is written.
@@ -50,19 +51,14 @@ class _Planned:
     reason: str = ""
     collection: str = ""
     entries: list[Entry] | None = None
-    prepared: list[tuple[tuple, str]] | None = None  # prepare_file(entries)
-
-
-#: ASCII bytes that are not ``\w`` (letters, digits, ``_``), each mapped to a space.
-_NOT_WORD = bytes.maketrans(
-    bytes(b for b in range(128) if not (chr(b).isalnum() or chr(b) == "_")),
-    b" " * sum(1 for b in range(128) if not (chr(b).isalnum() or chr(b) == "_")))
+    prepared: list[tuple] | None = None  # prepare_file(entries)[0]
+    vocab: Counter[str] | None = None  # prepare_file(entries)[1]
 
 
 def terms_of(text: str) -> set[str]:
     """The distinct words of ``text`` as the vocabulary stores them (folded, unstemmed)."""
     if text.isascii():  # WORD_RE.findall's words, a third faster: non-words to spaces, split
-        words = set(text.lower().encode().translate(_NOT_WORD).decode().split())
+        words = set(text.lower().encode().translate(NOT_WORD_BYTES).decode().split())
         return {w for w in words if "_" not in w} if "_" in text else words
     words = WORD_RE.findall(unicodedata.normalize("NFKC", text).casefold())
     return {w if w.isascii() else fold(w) for w in words if "_" not in w}
@@ -128,7 +124,7 @@ def plan_changes(conn: sqlite3.Connection, seed_paths: list[Path], force: bool =
         for (done, at, planned), result in zip(to_parse, parsed, strict=True):
             (planned.collection, planned.entries, planned.status, planned.reason,
              prepared) = result
-            planned.prepared = prepared or []
+            planned.prepared, planned.vocab = prepared or ([], Counter())
             reports[at] = FileReport(planned.display, planned.status, len(planned.entries),
                                      planned.reason)
             if on_parsed:
@@ -196,13 +192,14 @@ class _Writer:
         self.stored = {r[0]: r[1] for r in conn.execute("SELECT path, sha256 FROM files")}
         self.affected: set[str] = set()
         self.new_entries: dict[str, Entry] = {}
-        self.prepared: dict[str, tuple[tuple, str]] = {}
+        self.prepared: dict[str, tuple] = {}  # id -> the row of new_entries[id]
         self.first: dict[str, tuple[str, int, str]] = {}  # id -> first (file, position, collection)
         self.streamed: dict[str, Entry] = {}  # id -> the entry inserted by add()
-        # the words of the papers of the files added, each paper counted once (counted[id]
-        # is its terms); corrected by _apply_papers to the papers really added
+        # the files' vocabularies (each counts a paper once), summed: a paper in two files is
+        # counted twice, and taken out again here; counted[id] is the entry whose words are in
+        # the sum (its terms are computed again only where they are taken out or replaced)
         self.vocab: Counter[str] = Counter()
-        self.counted: dict[str, str] = {}
+        self.counted: dict[str, Entry] = {}
         self.done: set[str] = set()  # paths added
 
     def add(self, p: _Planned) -> None:
@@ -217,14 +214,16 @@ class _Writer:
         self.affected.update(r[0] for r in conn.execute(
             "SELECT paper_id FROM sources WHERE file=?", (path,)))
         conn.execute("DELETE FROM sources WHERE file=?", (path,))
-        fresh = []  # the terms of the papers not counted yet
-        for e, (_, terms) in zip(p.entries or (), p.prepared or (), strict=True):
-            if e.id not in self.counted:
-                self.counted[e.id] = terms
-                fresh.append(terms)
-        # one count of the file's words (C code: Counter of a list) instead of a Counter per
-        # file summed here (a Python loop over ~25,000 words a file) or one per paper
-        self.vocab.update(" ".join(fresh).split())
+        self.vocab.update(p.vocab or {})
+        in_file: set[str] = set()
+        for e in p.entries or ():
+            if e.id in in_file:
+                continue
+            in_file.add(e.id)
+            if e.id in self.counted:  # (rare: the same abstract in two files)
+                self.vocab.subtract(_terms(e))
+            else:
+                self.counted[e.id] = e
         conn.execute(
             "INSERT OR REPLACE INTO files(path, display, size, mtime_ns, sha256, status, "
             "entries, reason, collection) VALUES (?,?,?,?,?,?,?,?,?)",
@@ -248,7 +247,7 @@ class _Writer:
             # structured source of it is applied by finish()
             last = conn.execute("SELECT coalesce(max(rowid), 0) FROM papers").fetchone()[0]
             conn.executemany(_INSERT_PAPER, [
-                self.prepared[i][0] + self.first[i][:2]
+                self.prepared[i] + self.first[i][:2]
                 + (_collection(self.new_entries[i], self.first[i][2]),) for i in new])
             _index_new_rows(conn, last)
             self.streamed.update((i, self.new_entries[i]) for i in new)
@@ -281,12 +280,12 @@ class _Writer:
 
 
 def _apply_papers(conn: sqlite3.Connection, affected: set[str], new_entries: dict[str, Entry],
-                  prepared: dict[str, tuple[tuple, str]],
+                  prepared: dict[str, tuple],
                   first: dict[str, tuple[str, int, str]], report: SyncReport,
-                  vocab: Counter[str], counted: dict[str, str], bulk: bool,
+                  vocab: Counter[str], counted: dict[str, Entry], bulk: bool,
                   streamed: dict[str, Entry]) -> list[str]:
     """Insert, update and delete the papers of changed sources. ``vocab`` holds the words of
-    the entries in ``counted`` (id → terms); it is corrected to the papers really added.
+    the entries in ``counted`` (id → entry); it is corrected to the papers really added.
     ``streamed``: papers a first build inserted already (id → the entry inserted)."""
     conn.execute("CREATE TEMP TABLE IF NOT EXISTS affected(id TEXT PRIMARY KEY)")
     conn.execute("DELETE FROM temp.affected")
@@ -314,15 +313,17 @@ def _apply_papers(conn: sqlite3.Connection, affected: set[str], new_entries: dic
             if with_fields != e:
                 new_entries[i], prepared[i] = with_fields, prepare(with_fields)
     added = [e for i, e in new_entries.items() if i not in existing]
-    rows = [prepared[e.id][0] + first[e.id][:2] + (_collection(e, first[e.id][2]),)
+    rows = [prepared[e.id] + first[e.id][:2] + (_collection(e, first[e.id][2]),)
             for e in added if e.id not in streamed]
     _insert_papers(conn, rows)
-    for i, terms in counted.items():  # words counted of an entry that is not what was added
+    for i, e in counted.items():  # words counted of an entry that is not what was added
         if i in existing:
-            vocab.subtract(terms.split())
-        elif prepared[i][1] != terms:
-            vocab.subtract(terms.split())
-            vocab.update(prepared[i][1].split())
+            vocab.subtract(_terms(e))
+        elif new_entries[i] is not e:
+            terms, now = _terms(e), _terms(new_entries[i])
+            if terms != now:
+                vocab.subtract(terms)
+                vocab.update(now)
     report.added += len(added)
     # a streamed paper whose later structured source gives it other fields
     redo = [e for e in added if e.id in streamed and e != streamed[e.id]]
@@ -379,20 +380,29 @@ _PAPER_COLUMNS = ("id", "name", "title", "headline", "abstract_source", "abstrac
                   "urls", "code_url", "authors", "year", "venue")
 
 
-def prepare(e: Entry) -> tuple[tuple, str]:
-    """What the index needs of an entry: its :func:`_paper_row` and its vocabulary terms
-    (:func:`terms_of`, joined by spaces: one string takes a tenth of the memory of a set).
+def prepare(e: Entry) -> tuple:
+    """What the index needs of an entry: its :func:`_paper_row`."""
+    return _paper_row(e)
+
+
+def prepare_file(entries: list[Entry]) -> tuple[list[tuple], Counter[str]]:
+    """:func:`prepare` of each entry, and the file's vocabulary: term → papers of this file
+    that have it (a paper twice in the file counts once).
+
+    Runs where the entries were parsed (a worker process on a large sync, see db.parsing), so
+    that the calling process adds up ~50 counters (~25,000 words each) instead of counting
+    every paper's ~110 words (12 µs a paper).
     """
-    row = _paper_row(e)
-    return row, " ".join(_terms(e, row[6]))
-
-
-def prepare_file(entries: list[Entry]) -> list[tuple[tuple, str]]:
-    """:func:`prepare` of each entry.
-
-    Runs where the entries were parsed (a worker process on a large sync, see db.parsing).
-    """
-    return [prepare(e) for e in entries]
+    rows, terms, seen = [], [], set()
+    for e in entries:
+        row = _paper_row(e)
+        rows.append(row)
+        if e.id not in seen:
+            seen.add(e.id)
+            terms.append(_terms(e, row[6]))
+    vocab: Counter[str] = Counter()
+    vocab.update(chain.from_iterable(terms))  # (one call: counted in C)
+    return rows, vocab
 
 
 def _paper_row(e: Entry) -> tuple:

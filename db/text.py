@@ -88,7 +88,7 @@ def normalize(text: str) -> str:
     """The form used for ids and comparisons: NFKC, case-folded, white space collapsed."""
     if text.isascii():  # NFKC leaves ASCII as it is, and casefold() is lower() there
         return single_spaced(text.lower())
-    return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
+    return single_spaced(unicodedata.normalize("NFKC", text).casefold())
 
 
 def paper_id(text: str) -> str:
@@ -182,6 +182,11 @@ def join_tokens(tokens: tuple[str, ...] | list[str]) -> str:
 
 
 WORD_RE = re.compile(r"\w+")
+#: ASCII bytes that are not ``\w`` (letters, digits, ``_``), each mapped to a space by
+#: ``bytes.translate``: the words of ASCII text are then its ``split()``.
+NOT_WORD_BYTES = bytes.maketrans(
+    bytes(b for b in range(128) if not (chr(b).isalnum() or chr(b) == "_")),
+    b" " * sum(1 for b in range(128) if not (chr(b).isalnum() or chr(b) == "_")))
 
 # "single- and multi-agent": a suspended hyphen before a conjunction is not a line break.
 _SUSPENDED = {"and", "or", "nor", "to", "vs", "versus", "as", "but", "then"}
