@@ -350,7 +350,8 @@ def _apply_papers(conn: sqlite3.Connection, affected: set[str], new_entries: dic
                 vocab.update(now)
     report.added += len(added)
     # a streamed paper whose later structured source gives it other fields
-    redo = [e for e in added if e.id in streamed and e != streamed[e.id]]
+    redo = [e for e in added if e.id in streamed and e is not streamed[e.id]
+            and e != streamed[e.id]]
     # a forced rebuild re-derives names and headlines of papers it already had; a paper whose
     # structured source changed or went away gets the fields of the one that now comes first
     kept = [new_entries[i] for i in existing if i in new_entries]
@@ -506,6 +507,13 @@ def _source(entry: Entry) -> str | None:
 
 
 def _update_vocab(conn: sqlite3.Connection, delta: Counter[str]) -> None:
+    """Add ``delta`` (term → change of its document frequency) to the vocabulary."""
+    if not conn.execute("SELECT 1 FROM vocab LIMIT 1").fetchone():  # a first build
+        # plain inserts in key order: no conflict to look for, each row appended to the
+        # B-tree (87k abstracts: ~90,000 terms in 0.06 s instead of 0.16)
+        conn.executemany("INSERT INTO vocab(term, df) VALUES (?, ?)",
+                         sorted((t, n) for t, n in delta.items() if n > 0))
+        return
     rows = [(t, n) for t, n in delta.items() if n]
     conn.executemany(
         "INSERT INTO vocab(term, df) VALUES (?, ?) "
