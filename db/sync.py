@@ -438,8 +438,8 @@ def _paper_row(e: Entry) -> tuple:
     "BERT" inside Chinese text is a known word.
     """
     return (e.id, e.name, e.title, e.headline, _source(e), e.abstract_markup,
-            _body(e.abstract_markup), json.dumps(list(e.urls)), e.code_url, _authors(e), e.year,
-            e.venue)
+            _body(e.abstract_markup), json.dumps(list(e.urls)) if e.urls else "[]", e.code_url,
+            _authors(e), e.year, e.venue)
 
 
 def _collection(e: Entry, file_collection: str) -> str:

@@ -251,8 +251,19 @@ def iter_sentences(text: str) -> Iterator[str]:
 def sentence_spans(text: str) -> Iterator[tuple[int, int]]:
     """``(start, end)`` of each of :func:`sentences` in ``text``, a text that has no white space
     but single spaces and none at either end (what :func:`one_line` returns): there each
-    sentence is ``text[start:end]`` as it is."""
-    return _sentence_bounds(text)
+    sentence is ``text[start:end]`` as it is, and the word before a sentence end is found with
+    ``str.rfind`` (no copy of the sentence split into words)."""
+    start = 0
+    for m in _SENTENCE_END_RE.finditer(text):
+        end = m.start() + 1
+        space = text.rfind(" ", start, end)
+        tail = text[space + 1 if space >= 0 else start:end].lower().rstrip(".!?")
+        if tail in _ABBREV or tail.endswith(_ABBREV[:3]) or (len(tail) == 1 and tail.isalpha()):
+            continue
+        yield start, end
+        start = m.end()
+    if start < len(text):
+        yield start, len(text)
 
 
 def _sentence_bounds(text: str) -> Iterator[tuple[int, int]]:
