@@ -213,7 +213,7 @@ def _first_name_like(tail: str, seen: _SeenBefore, is_word: Callable[[str], bool
     # the first 25 words of the tail, found by one C call (findall), and of those only the ones
     # with a capital or no letter at all: every test below needs a capital letter, and removing
     # brackets and dots changes no letter, so ``raw.islower()`` is ``token.islower()``
-    # (tests/test_seeds.py compares with the word-by-word loop)
+    # (tests/test_parse_fast_paths.py compares with the word-by-word loop)
     words = _TOKEN_RE.findall(tail)[:25]
     for i, raw in [(i, raw) for i, raw in enumerate(words) if not raw.islower()]:
         # "(LRMC)" after a lower-case phrase abbreviates a problem, not a method of the paper

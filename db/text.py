@@ -141,8 +141,8 @@ def search_form(text: str) -> str:
     Only the space-separated pieces of the NFKC text that hold a non-ASCII character are
     split and folded: every change is made to a CJK character or to a run of word and
     non-ASCII characters, never across an ASCII space. (Scanning the whole text with the two
-    regexes took ~90 µs an abstract, a fifth of a cold sync's parsing; tests/test_seeds.py
-    compares with the whole-text form.)
+    regexes took ~95 µs for each abstract with a non-ASCII character, a fifth of the corpus;
+    tests/test_parse_fast_paths.py compares with the whole-text form.)
     """
     if text.isascii():
         return text
