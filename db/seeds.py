@@ -7,14 +7,15 @@ paragraph, paragraphs separated by blank lines. No titles, authors or ids.
 from __future__ import annotations
 
 import contextlib
+import operator
 import os
 import re
 import stat
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from functools import lru_cache
 from pathlib import Path
 
-from db.text import DecodeError, clean, decode, paper_id, repair_hyphenation
+from db.text import DecodeError, clean, decode, paper_id, repair_hyphenation, single_spaced
 
 #: File endings read as seed files. Other files in a seed folder are ignored (a README, say).
 SEED_SUFFIXES = (".txt", ".json", ".jsonl", ".ndjson", ".csv", ".tsv", ".bib",
@@ -53,6 +54,15 @@ class Entry:
     #: True when the record came from a format with fields (JSON, CSV, BibTeX): its title,
     #: authors, year, venue and links then win over a text seed's for the same paper (db.sync)
     rich: bool = False
+
+    def __reduce__(self) -> tuple:
+        # pickled as the tuple of its fields (a large sync's worker processes send entries
+        # back): the dataclass's own state sets each field in a Python loop on unpickling,
+        # which took twice as long
+        return (Entry, _entry_fields(self))
+
+
+_entry_fields = operator.attrgetter(*(f.name for f in fields(Entry)))
 
 
 def shipped_seeds() -> Path:
@@ -162,7 +172,7 @@ def abstract_entry(abstract: str, position: int, collection: str) -> Entry:
     # imported here: a command that finds nothing to parse (the usual case) never pays for them
     from db.derive import code_url, headline, method_name, urls
 
-    source = " ".join(abstract.split())
+    source = single_spaced(abstract)
     markup = repair_hyphenation(source, is_english_word)
     links = tuple(urls(source))
     return Entry(

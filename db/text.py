@@ -72,9 +72,23 @@ def one_line(text: str) -> str:
     return " ".join(clean(text).split())  # str.split: 4x faster than a regex here
 
 
+def single_spaced(text: str) -> str:
+    """``" ".join(text.split())``: every run of white space one space, none at either end.
+
+    Text that is so already (an abstract's line, usually) is returned as it is: printable text
+    has no white space but " " (tabs, newlines, NBSP... are not printable), so two tests in C
+    tell, where splitting into words takes four times as long.
+    """
+    if text.isprintable() and "  " not in text and text[:1] != " " and text[-1:] != " ":
+        return text
+    return " ".join(text.split())
+
+
 def normalize(text: str) -> str:
     """The form used for ids and comparisons: NFKC, case-folded, white space collapsed."""
-    return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
+    if text.isascii():  # NFKC leaves ASCII as it is, and casefold() is lower() there
+        return single_spaced(text.lower())
+    return single_spaced(unicodedata.normalize("NFKC", text).casefold())
 
 
 def paper_id(text: str) -> str:
@@ -116,16 +130,39 @@ def split_cjk(text: str) -> str:
 
 
 _NON_ASCII_WORD_RE = re.compile(r"\w*[^\x00-\x7f]\w*")
+_NON_ASCII_RE = re.compile(r"[^\x00-\x7f]")
 
 
 def search_form(text: str) -> str:
     """The form of ``text`` that the full-text index stores: NFKC, CJK split, non-ASCII words
     :func:`fold`-ed like query words. ASCII text is returned as it is (unicode61 folds its case),
-    so the common case costs one ``isascii()``."""
+    so the common case costs one ``isascii()``.
+
+    Only the space-separated pieces of the NFKC text that hold a non-ASCII character are
+    split and folded: every change is made to a CJK character or to a run of word and
+    non-ASCII characters, never across an ASCII space. (Scanning the whole text with the two
+    regexes took ~95 µs for each abstract with a non-ASCII character, a fifth of the corpus;
+    tests/test_parse_fast_paths.py compares with the whole-text form.)
+    """
     if text.isascii():
         return text
-    spaced = split_cjk(unicodedata.normalize("NFKC", text))
-    return _NON_ASCII_WORD_RE.sub(lambda m: fold(m.group(0)), spaced)
+    text = unicodedata.normalize("NFKC", text)
+    parts, pos = [], 0
+    found = _NON_ASCII_RE.search(text)
+    while found:
+        start = text.rfind(" ", pos, found.start()) + 1  # (pos is 0 or at a space)
+        end = text.find(" ", found.start())
+        end = len(text) if end < 0 else end
+        parts.append(text[pos:start])
+        parts.append(_NON_ASCII_WORD_RE.sub(_fold_match, split_cjk(text[start:end])))
+        pos = end
+        found = _NON_ASCII_RE.search(text, end)
+    parts.append(text[pos:])
+    return "".join(parts)
+
+
+def _fold_match(m: re.Match[str]) -> str:
+    return fold(m.group(0))
 
 
 # the same scripts after fold(), which decomposes Hangul syllables into conjoining jamo
@@ -145,6 +182,11 @@ def join_tokens(tokens: tuple[str, ...] | list[str]) -> str:
 
 
 WORD_RE = re.compile(r"\w+")
+#: ASCII bytes that are not ``\w`` (letters, digits, ``_``), each mapped to a space by
+#: ``bytes.translate``: the words of ASCII text are then its ``split()``.
+NOT_WORD_BYTES = bytes.maketrans(
+    bytes(b for b in range(128) if not (chr(b).isalnum() or chr(b) == "_")),
+    b" " * sum(1 for b in range(128) if not (chr(b).isalnum() or chr(b) == "_")))
 
 # "single- and multi-agent": a suspended hyphen before a conjunction is not a line break.
 _SUSPENDED = {"and", "or", "nor", "to", "vs", "versus", "as", "but", "then"}
@@ -183,7 +225,10 @@ def repair_hyphenation(text: str, is_word: Callable[[str], bool]) -> str:
 
 
 _ABBREV = ("e.g", "i.e", "et al", "etc", "vs", "cf", "fig", "eq", "sec", "resp", "approx", "no")
-_SENTENCE_END_RE = re.compile(r"(?<=[.!?])[\"')\]]?\s+(?=[\"'(\[]?[A-Z0-9$\\*])")
+# the sentence's last character is part of the match (m.start() + 1 ends the sentence): a
+# pattern that starts with a character class is searched for by re's fast scan of that class,
+# one with a look-behind is tried at every position (2.6x slower over an abstract)
+_SENTENCE_END_RE = re.compile(r"[.!?][\"')\]]?\s+(?=[\"'(\[]?[A-Z0-9$\\*])")
 
 
 def sentences(text: str) -> list[str]:
@@ -197,16 +242,39 @@ def sentences(text: str) -> list[str]:
 def iter_sentences(text: str) -> Iterator[str]:
     """:func:`sentences` one at a time, so that a caller that needs the first few (a headline,
     the sentence that names the method) does not split the whole abstract."""
-    start = 0
-    for m in _SENTENCE_END_RE.finditer(text):
-        before = text[start:m.start()].rstrip()
-        tail = before.rsplit(None, 1)[-1].lower().rstrip(".!?") if before else ""
-        if tail in _ABBREV or tail.endswith(_ABBREV[:3]) or (len(tail) == 1 and tail.isalpha()):
-            continue
-        sentence = text[start:m.start()].strip()
+    for start, end in _sentence_bounds(text):
+        sentence = text[start:end].strip()
         if sentence:
             yield sentence
+
+
+def sentence_spans(text: str) -> Iterator[tuple[int, int]]:
+    """``(start, end)`` of each of :func:`sentences` in ``text``, a text that has no white space
+    but single spaces and none at either end (what :func:`one_line` returns): there each
+    sentence is ``text[start:end]`` as it is, and the word before a sentence end is found with
+    ``str.rfind`` (no copy of the sentence split into words)."""
+    start = 0
+    for m in _SENTENCE_END_RE.finditer(text):
+        end = m.start() + 1
+        space = text.rfind(" ", start, end)
+        tail = text[space + 1 if space >= 0 else start:end].lower().rstrip(".!?")
+        if tail in _ABBREV or tail.endswith(_ABBREV[:3]) or (len(tail) == 1 and tail.isalpha()):
+            continue
+        yield start, end
         start = m.end()
-    rest = text[start:].strip()
-    if rest:
-        yield rest
+    if start < len(text):
+        yield start, len(text)
+
+
+def _sentence_bounds(text: str) -> Iterator[tuple[int, int]]:
+    start = 0
+    for m in _SENTENCE_END_RE.finditer(text):
+        end = m.start() + 1
+        # (not empty: it holds the sentence's end mark at least)
+        tail = text[start:end].rsplit(None, 1)[-1].lower().rstrip(".!?")
+        if tail in _ABBREV or tail.endswith(_ABBREV[:3]) or (len(tail) == 1 and tail.isalpha()):
+            continue
+        yield start, end
+        start = m.end()
+    if start < len(text):
+        yield start, len(text)
