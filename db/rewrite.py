@@ -98,14 +98,23 @@ IRREGULAR_PLURALS = {
 _OTHER_NUMBER = {**IRREGULAR_PLURALS, **{p: s for s, p in IRREGULAR_PLURALS.items()}}
 
 
+#: Words of a query up to which a word also finds its other number (:func:`plurals`). In a
+#: longer query, a title remembered, the form typed is the paper's own: adding the other form
+#: there lost 2 of 300 title queries their paper's place at 10,000 abstracts (bench/recall.py,
+#: seed 2; the rarer form weighs more in bm25) and found none.
+PLURAL_TERMS = 2
+
+
 def plurals(conn: sqlite3.Connection, q: Query) -> None:
     """Give a one-word term whose singular or plural the stemmer does not reach
-    (:data:`IRREGULAR_PLURALS`) that form as a variant: "matrix" finds "matrices" and the other
-    way round; "-matrix" excludes both. A form no paper has is replaced by the other ("optima"
-    is "optimum", not corrected to "optimal"). Runs before :func:`correct`. A word being typed
-    (a prefix) is left as it is, and so is a form already there (the effective query
+    (:data:`IRREGULAR_PLURALS`) that form as a variant, in a query of up to
+    :data:`PLURAL_TERMS` words: "matrix" finds "matrices" and the other way round; "-matrix"
+    excludes both. In any query a form no paper has is replaced by the other ("optima" is
+    "optimum", not corrected to "optimal"). Runs before :func:`correct`. A word being typed (a
+    prefix) is left as it is, and so is a form already there (the effective query
     "matrix OR matrices" reads the same when typed again)."""
     there = {(t.negated, t.or_group, t.tokens) for t in q.terms}
+    short = len(q.positive) <= PLURAL_TERMS
     for term in q.terms:
         if len(term.tokens) != 1 or term.prefix:
             continue
@@ -115,7 +124,8 @@ def plurals(conn: sqlite3.Connection, q: Query) -> None:
                          and (term.negated, term.or_group, (other,)) in there):
             continue
         if known(conn, word) or not known(conn, other):
-            term.variants = (other,)
+            if short:
+                term.variants = (other,)
         else:
             term.tokens = (other,)
 

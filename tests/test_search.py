@@ -190,6 +190,14 @@ def test_an_excluded_irregular_plural_reads_back_as_typed(shipped_library):
     assert shipped_library.search("matrices").terms == ("matrices", "matrix")
 
 
+def test_a_longer_query_keeps_the_number_typed_unless_no_paper_has_it(shipped_library):
+    # a title remembered: the form typed is the paper's own (db.rewrite.PLURAL_TERMS)
+    found = shipped_library.search("low rank matrix completion")
+    assert found.effective_query == "low rank matrix completion"
+    assert shipped_library.search("local optima of deep networks").effective_query == (
+        "local optimum of deep networks")
+
+
 def test_the_words_to_highlight_include_corrections_and_the_prefix(shipped_library):
     assert shipped_library.search("reinforcment lerning").terms == ("reinforcement", "learning")
     assert shipped_library.search("state-of-the-art transfor", typing=True).terms == (
