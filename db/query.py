@@ -40,7 +40,8 @@ class Term:
     prefix: bool = False
     negated: bool = False
     or_group: int = 0  # terms joined by OR share a group number; 0 = not in a group
-    variants: tuple[str, ...] = ()  # other spellings of a one-token term (typo corrections)
+    # other spellings of a one-token term (typo corrections, irregular plurals: db.rewrite)
+    variants: tuple[str, ...] = ()
     completions: tuple[str, ...] = ()  # whole words a prefix's last token stands for (db.rewrite)
     # the same words written otherwise, as space-separated tokens: "multi task" for "multitask"
     # and the other way round (db.rewrite.alternatives)
@@ -65,8 +66,9 @@ class Term:
         return '"' + " ".join(self.tokens) + '"' + ("*" if self.prefix else "")
 
     def text(self) -> str:
-        if self.variants:
-            return " OR ".join((*self.tokens, *self.variants))
+        if self.variants:  # (an excluded word's variants are excluded too: "-a -b")
+            spellings = (*self.tokens, *self.variants)
+            return " ".join("-" + w for w in spellings) if self.negated else " OR ".join(spellings)
         star = "*" if self.prefix else ""
         spellings = [join_tokens(self.tokens), *self.alternatives]
         quoted = [f'"{b}"{star}' if " " in b else b + star for b in spellings]

@@ -41,6 +41,7 @@ def run(conn: sqlite3.Connection, text: str, status: str | None, limit: int, off
     notices = list(q.notices)
     if status and status != "all":
         q.status = status if not q.status or q.status == status else q.status
+    rewrite.plurals(conn, q)
     corrections = rewrite.correct(conn, q, vocabulary)
     if corrections:
         notices.append("corrected " + ", ".join(f"{a} → {b}" for a, b in corrections))

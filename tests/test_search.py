@@ -166,6 +166,38 @@ def test_a_compound_also_finds_its_other_spelling(shipped_library, query, effect
     assert not set(ids(all_hits(shipped_library, "-" + query))) & _containing(pattern)
 
 
+@pytest.mark.parametrize(("query", "effective", "pattern"), [
+    # the stemmer keeps "matrix" and "matrices" apart; one paper has both, one only "matrix"
+    ("matrices", "matrices OR matrix", r"\bmatri(x|ces)\b"),
+    ("matrix", "matrix OR matrices", r"\bmatri(x|ces)\b"),
+    ("matrix OR matrices", "matrix OR matrices", r"\bmatri(x|ces)\b"),  # reads as typed
+    # a form no paper has is the other one, not a correction to another word ("optimal")
+    ("optima", "optimum", r"\boptim(um|a)\b"),
+    ("analyses", "analysis", r"\banalys[ie]s\b"),
+])
+def test_an_irregular_plural_finds_its_singular_and_the_other_way_round(
+        shipped_library, query, effective, pattern):
+    found = shipped_library.search(query)
+    assert (found.effective_query, found.notice) == (effective, "")
+    assert set(ids(all_hits(shipped_library, query))) == _containing(pattern)
+    # excluding one form excludes both, and the words to highlight hold both forms
+    assert not set(ids(all_hits(shipped_library, "-" + query.split()[0]))) & _containing(pattern)
+
+
+def test_an_excluded_irregular_plural_reads_back_as_typed(shipped_library):
+    assert shipped_library.search("-matrix").effective_query == "-matrix -matrices"
+    assert shipped_library.search("-matrix -matrices").effective_query == "-matrix -matrices"
+    assert shipped_library.search("matrices").terms == ("matrices", "matrix")
+
+
+def test_a_longer_query_keeps_the_number_typed_unless_no_paper_has_it(shipped_library):
+    # a title remembered: the form typed is the paper's own (db.rewrite.PLURAL_TERMS)
+    found = shipped_library.search("low rank matrix completion")
+    assert found.effective_query == "low rank matrix completion"
+    assert shipped_library.search("local optima of deep networks").effective_query == (
+        "local optimum of deep networks")
+
+
 def test_the_words_to_highlight_include_corrections_and_the_prefix(shipped_library):
     assert shipped_library.search("reinforcment lerning").terms == ("reinforcement", "learning")
     assert shipped_library.search("state-of-the-art transfor", typing=True).terms == (
