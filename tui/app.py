@@ -32,7 +32,7 @@ from tui.commands import TriageCommands
 from tui.display import ASCII_GLYPHS, glyphs_for, said, wants_ascii
 from tui.reader import WIDE_AT, ReaderTools
 from tui.screens import HelpScreen, key_help
-from tui.searching import SearchingApp
+from tui.searching import SearchingApp, freeze_heap
 from tui.terminal import paste_safe
 from tui.widgets import (
     FOLLOW_CURSOR,
@@ -277,6 +277,7 @@ class PapertrayApp(ReaderTools, SearchingApp):
         if report is None or report.did_change or not self.table.row_count:
             # the same window again, the cursor on the same paper
             self._search(focus=FOLLOW_CURSOR, offset=self.table.window_offset)
+        self.call_after_refresh(freeze_heap)
 
     def _report_problems(self, problems: Iterable[tuple[str, str]]) -> None:
         """One notification per seed file that failed to load (once per file and reason)."""

@@ -6,12 +6,15 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import ClassVar
 
+from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
+from textual.cache import LRUCache
 from textual.containers import Vertical
+from textual.geometry import Size
 from textual.message import Message
 from textual.widgets import DataTable, Static
 
@@ -285,12 +288,94 @@ class ResultsTable(DataTable, inherit_bindings=False):
         return (self._mark_cell(hit.status), name, plain(_tags_text(hit), self._style("tags")),
                 headline)
 
+    # -- DataTable's drawing, made cheaper for one-line Text cells in fixed-width columns ----
+    # Textual 8.2's DataTable renders each cell through Rich (Styled(Padding(cell)) and
+    # Console.render_lines: about 0.1 ms a cell, 10-15 ms for a 37-row screen at each keystroke)
+    # and measures every cell of every new row (Text.__rich_measure__) only to size columns
+    # that have fixed widths here. The two methods below give the same segments for the cells
+    # this table holds (tests/test_app_reader.py compares them with DataTable's own) and fall
+    # back to DataTable for anything else (a header, row labels, fixed rows or columns,
+    # auto-width columns or rows taller than one line).
+    def _render_cell(self, row_index: int, column_index: int, base_style: Style, width: int,
+                     cursor: bool = False, hover: bool = False) -> list[list[Segment]]:
+        """One cell as one line of segments, ``width`` cells wide (padding included)."""
+        if row_index < 0 or column_index < 0 or self.fixed_rows or self.fixed_columns:
+            return super()._render_cell(row_index, column_index, base_style, width, cursor,
+                                        hover)
+        row_key = self._row_locations.get_key(row_index)
+        column_key = self._column_locations.get_key(column_index)
+        key = (row_key, column_key, base_style, cursor, hover, self._show_hover_cursor,
+               self._update_count, self._pseudo_class_state)
+        lines = self._cell_render_cache.get(key)
+        if lines is not None:
+            return lines
+        cell = self._data[row_key].get(column_key)
+        row = self.rows[row_key]
+        if not isinstance(cell, Text) or row.height != 1 or "\n" in cell.plain:
+            return super()._render_cell(row_index, column_index, base_style, width, cursor,
+                                        hover)
+        component, post = self._get_styles_to_render_cell(
+            False, False, False, hover, cursor, self.show_cursor, self._show_hover_cursor,
+            self.cursor_foreground_priority == "css", self.cursor_background_priority == "css")
+        pre = base_style + Style.from_meta({"row": row_index, "column": column_index})
+        pre += component
+        console = self.app.console
+        pad = self.cell_padding
+        inner = max(0, width - 2 * pad)
+        # as Text.__rich_console__ cuts a line that may not wrap (justify and overflow as
+        # DataTable's console options leave them: Rich's defaults)
+        line = cell.wrap(console, inner, justify=cell.justify or "default",
+                         overflow=cell.overflow or "fold", no_wrap=True)[0]
+        if line.spans:
+            segments = list(line.render(console))
+        else:  # Text.render drops the base style of a Text without spans
+            segments = [Segment(line.plain, console.get_style(line.style) if line.style else None)]
+        segments = Segment.adjust_line_length(segments, inner)
+        if pad:
+            segments = [Segment(" " * pad), *segments, Segment(" " * pad)]
+        lines = [list(Segment.apply_style(segments, style=pre, post_style=post))]
+        self._cell_render_cache[key] = lines
+        return lines
+
+    def _clear_caches(self) -> None:
+        """DataTable's caches emptied, their entries freed now rather than by the cyclic
+        garbage collector.
+
+        An ``LRUCache`` keeps its entries in a ring of lists that ``clear()`` leaves behind
+        as cyclic garbage, rendered cells and lines included: about 2,500 objects at each
+        keystroke, which made Python's full collection (50-60 ms, on whichever keystroke it
+        fell) come every ten keys or so. Breaking the ring lets reference counting free them.
+        """
+        for name in _CLEARED_CACHES:  # the ones DataTable._clear_caches empties
+            cache = getattr(self, name, None)
+            if isinstance(cache, LRUCache):
+                for entry in getattr(cache, "_cache", {}).values():
+                    entry.clear()
+        super()._clear_caches()
+
+    def _update_dimensions(self, new_rows) -> None:
+        """The table's virtual size; new rows are not measured when no column fits its
+        content and every row is one line (the columns' widths are set by :meth:`_fill`)."""
+        if (any(column.auto_width for column in self.columns.values())
+                or any(row.height != 1 or row.label is not None for row in self.rows.values())):
+            super()._update_dimensions(new_rows)
+            return
+        width = sum(column.get_render_width(self) for column in self.columns.values())
+        self.virtual_size = Size(width + self._row_label_column_width,
+                                 self._total_row_height
+                                 + (self.header_height if self.show_header else 0))
+
     def _mark_cell(self, status: str) -> Text:
         return Text(self.glyphs[status], style=self._style(status), end="")
 
     def _style(self, component: str) -> Style:
         # partial: only what the .tcss sets, so the cursor row keeps its own background
         return self.get_component_rich_style(f"results--{component}", partial=True)
+
+
+#: DataTable's LRU caches that its ``_clear_caches`` empties (Textual 8.2).
+_CLEARED_CACHES = ("_row_render_cache", "_cell_render_cache", "_row_renderable_cache",
+                   "_line_cache", "_offset_cache", "_ordered_row_cache")
 
 
 def _tags_text(hit: Hit) -> str:
