@@ -14,6 +14,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.cache import LRUCache
 from textual.containers import Vertical
+from textual.coordinate import Coordinate
 from textual.geometry import Size
 from textual.message import Message
 from textual.widgets import DataTable, Static
@@ -322,11 +323,16 @@ class ResultsTable(DataTable, inherit_bindings=False):
         console = self.app.console
         pad = self.cell_padding
         inner = max(0, width - 2 * pad)
-        # as Text.__rich_console__ cuts a line that may not wrap (justify and overflow as
-        # DataTable's console options leave them: Rich's defaults)
-        line = cell.wrap(console, inner, justify=cell.justify or "default",
-                         overflow=cell.overflow or "fold", no_wrap=True)[0]
-        if line.spans:
+        text = cell.plain
+        if "\t" not in text and len(text) <= inner and cell.cell_len <= inner:
+            line = cell  # fits: Text.wrap would give it back as it is
+        else:  # as Text.__rich_console__ cuts a line that may not wrap (justify and overflow
+            # as DataTable's console options leave them: Rich's defaults)
+            line = cell.wrap(console, inner, justify=cell.justify or "default",
+                             overflow=cell.overflow or "fold", no_wrap=True)[0]
+        if not line.plain:
+            segments = []
+        elif line.spans:
             segments = list(line.render(console))
         else:  # Text.render drops the base style of a Text without spans
             segments = [Segment(line.plain, console.get_style(line.style) if line.style else None)]
@@ -336,6 +342,63 @@ class ResultsTable(DataTable, inherit_bindings=False):
         lines = [list(Segment.apply_style(segments, style=pre, post_style=post))]
         self._cell_render_cache[key] = lines
         return lines
+
+    def _render_line_in_row(self, row_key, line_no: int, base_style: Style,
+                            cursor_location: Coordinate, hover_location: Coordinate):
+        """DataTable's row line for a data row with a row cursor, no row labels and no fixed
+        columns, without the header and background styles (computed for every row by
+        DataTable, used there only by labels and other cursor types)."""
+        row_index = self._row_locations.get(row_key)
+        if (row_index is None or self.cursor_type != "row" or self.fixed_columns
+                or (self._labelled_row_exists and self.show_row_labels)):
+            return super()._render_line_in_row(row_key, line_no, base_style, cursor_location,
+                                               hover_location)
+        key = (row_key, line_no, base_style, cursor_location, hover_location, "row",
+               self.show_cursor, self._show_hover_cursor, self._update_count,
+               self._pseudo_class_state)
+        cached = self._row_render_cache.get(key)
+        if cached is not None:
+            return cached
+        highlight = self._should_highlight
+        row_style = self._get_row_style(row_index, base_style)
+        cells = []
+        table_width = 0
+        for column_index, column in enumerate(self.ordered_columns):
+            width = column.get_render_width(self)
+            table_width += width
+            location = Coordinate(row_index, column_index)
+            cells.append(self._render_cell(
+                row_index, column_index, row_style, width,
+                cursor=highlight(cursor_location, location, "row"),
+                hover=highlight(hover_location, location, "row"))[line_no])
+        extend, _ = self._get_styles_to_render_cell(
+            False, False, False, highlight(hover_location, Coordinate(row_index, 0), "row"),
+            row_index == cursor_location.row, self.show_cursor, self._show_hover_cursor,
+            False, False)
+        extend = row_style + extend + Style.from_meta(
+            {"row": row_index, "column": 0, "out_of_bounds": True})
+        remaining = max(0, self.size.width - table_width - self._row_label_column_width)
+        cells.append([Segment(" " * remaining, extend)])
+        pair = ([], cells)
+        self._row_render_cache[key] = pair
+        return pair
+
+    @property
+    def rich_style(self) -> Style:
+        """The widget's style (DOMNode's, worked out from its ancestors' CSS: kept for the
+        lines of one :meth:`render_lines`, as DataTable asks for it at every line)."""
+        style = self._lines_style
+        return style if style is not None else super().rich_style
+
+    _lines_style: Style | None = None
+
+    def render_lines(self, crop):
+        self._lines_style = None
+        self._lines_style = self.rich_style
+        try:
+            return super().render_lines(crop)
+        finally:
+            self._lines_style = None
 
     def _clear_caches(self) -> None:
         """DataTable's caches emptied, their entries freed now rather than by the cyclic
