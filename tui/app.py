@@ -233,6 +233,7 @@ class PapertrayApp(ReaderTools, SearchingApp):
         self.set_interval(self.poll_seconds, self._poll_seeds)
 
     def on_unmount(self) -> None:
+        self._release_paint()
         if self.lib is not None:
             self.flush_marks()
             self.lib.close()

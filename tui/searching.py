@@ -27,6 +27,11 @@ from tui.workers import LibraryWorkers, NoNewPaper, PageLoaded, PaperLoaded
 
 #: Keys that are never held back (see :meth:`SearchingApp.on_event`).
 _NEVER_HELD = ("ctrl+q", "ctrl+c")
+#: Seconds the screen may wait, after a key changed the query, for the answer to that query
+#: before it is drawn anyway (:meth:`SearchingApp._hold_paint`).
+PAINT_HOLD_S = 0.05
+#: Keys (besides printable ones) that edit the query in the search bar.
+_EDITING = ("backspace", "delete", "ctrl+u", "ctrl+w", "ctrl+k", "ctrl+x", "ctrl+v")
 
 
 class SearchingApp(LibraryWorkers, App[None]):
@@ -53,6 +58,7 @@ class SearchingApp(LibraryWorkers, App[None]):
         self._ghosts: list[events.Key | events.Paste] = []  # released, then held again meanwhile
         self._awaiting_input = False
         self._heap_frozen = False
+        self._paint_hold: Timer | None = None
 
     def _save_settings(self) -> None:
         """Remember the filter (the subclass knows where)."""
@@ -101,6 +107,8 @@ class SearchingApp(LibraryWorkers, App[None]):
         # The input's value, not the message's: messages of keys typed ahead arrive late.
         query = self.search_bar.value
         if query == self._query:
+            if not self._search_pending:
+                self._release_paint()  # a key that left the query as it was
             return
         self._query = query
         # a key that finds no search on its way searches at once (a debounce for every key was
@@ -108,6 +116,7 @@ class SearchingApp(LibraryWorkers, App[None]):
         # the newest query waits for the answer on its way (which is dropped, _page_loaded) or
         # for the debounce, whichever comes first
         busy = self._search_timer is not None or self._applied != self._request
+        self._hold_paint()
         self._request += 1  # whatever is on its way is stale now
         if self._search_timer is not None:
             self._search_timer.stop()
@@ -155,6 +164,7 @@ class SearchingApp(LibraryWorkers, App[None]):
         self.main_screen.query_one(ResultsPane).show_message(self._empty_message(result))
         self._follow_cursor(force=True, ready=message.paper)
         self._release_keys()
+        self._release_paint()
         if not self._heap_frozen:
             self._heap_frozen = True
             self.call_after_refresh(freeze_heap)
@@ -167,6 +177,30 @@ class SearchingApp(LibraryWorkers, App[None]):
             self._applied = message.request
             self.notify(f"no new paper {'below' if message.step > 0 else 'above'}", timeout=3)
             self._release_keys()
+
+    def _hold_paint(self) -> None:
+        """Draw nothing until the answer to the query just typed is shown (at most
+        :data:`PAINT_HOLD_S`): then the key's echo in the search bar, the hits and the paper
+        are drawn in one frame.
+
+        Textual draws at most one frame per 1/60 s. Drawn on its own, the echo took that
+        frame and the answer, a few ms later, waited for the next: up to 17 ms (a third of
+        the keystroke budget) spent waiting. A slow answer leaves the echo waiting no more
+        than :data:`PAINT_HOLD_S`.
+        """
+        if self._paint_hold is None:
+            self._begin_batch()  # as App.batch_update() does; _release_paint ends it
+            self._paint_hold = self.set_timer(PAINT_HOLD_S, self._release_paint)
+
+    def _release_paint(self) -> None:
+        """Let the screen draw again (what changed meanwhile is drawn in the next frame)."""
+        hold, self._paint_hold = self._paint_hold, None
+        if hold is None:
+            return
+        hold.stop()
+        self._end_batch()
+        if self.screen_stack:
+            self.screen.check_idle()  # the screen looks for changes to draw when it idles
 
     def _empty_message(self, result: SearchResult) -> Text | None:
         """The line above an empty table: why it is empty."""
@@ -349,6 +383,10 @@ class SearchingApp(LibraryWorkers, App[None]):
         had acted: ``t u t`` would decide to hold the second ``t`` before ``u`` had run.
         """
         main = self.main_screen
+        if (self.screen is main and self.focused is self.search_bar.input
+                and self.lib is not None and (isinstance(event, events.Paste)
+                                              or event.is_printable or event.key in _EDITING)):
+            self._hold_paint()  # the query is about to change: echo it with its answer
         if isinstance(event, events.Paste):
             if self.screen is main and self.focused is not self.search_bar.input:
                 self.search_bar.paste(event.text)  # a paste is search text, wherever the focus
