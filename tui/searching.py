@@ -30,6 +30,11 @@ _NEVER_HELD = ("ctrl+q", "ctrl+c")
 #: Seconds the screen may wait, after a key changed the query, for the answer to that query
 #: before it is drawn anyway (:meth:`SearchingApp._hold_paint`).
 PAINT_HOLD_S = 0.05
+#: Seconds after an answer is shown before a full garbage collection that is due soon runs
+#: (:meth:`SearchingApp._collect_while_idle`), and how many middle-generation collections
+#: before it is due count as soon (a typed key brings about one).
+IDLE_GC_S = 0.02
+IDLE_GC_AHEAD = 3
 #: Keys (besides printable ones) that edit the query in the search bar.
 _EDITING = ("backspace", "delete", "ctrl+u", "ctrl+w", "ctrl+k", "ctrl+x", "ctrl+v")
 
@@ -59,6 +64,7 @@ class SearchingApp(LibraryWorkers, App[None]):
         self._awaiting_input = False
         self._heap_frozen = False
         self._paint_hold: Timer | None = None
+        self._gc_timer: Timer | None = None
 
     def _save_settings(self) -> None:
         """Remember the filter (the subclass knows where)."""
@@ -168,6 +174,8 @@ class SearchingApp(LibraryWorkers, App[None]):
         if not self._heap_frozen:
             self._heap_frozen = True
             self.call_after_refresh(freeze_heap)
+        elif self._gc_timer is None:  # once this answer is on the screen
+            self._gc_timer = self.set_timer(IDLE_GC_S, self._collect_while_idle)
 
     @on(NoNewPaper)
     def _no_new_paper(self, message: NoNewPaper) -> None:
@@ -201,6 +209,21 @@ class SearchingApp(LibraryWorkers, App[None]):
         self._end_batch()
         if self.screen_stack:
             self.screen.check_idle()  # the screen looks for changes to draw when it idles
+
+    def _collect_while_idle(self) -> None:
+        """Run Python's full garbage collection now, between keys, when it is due soon.
+
+        A full collection (every tenth middle one) walks every object allocated since
+        :func:`freeze_heap` and frees the cycles Textual's drawing leaves (10-30 ms at 87k
+        papers); left to itself it runs in the middle of drawing a keystroke's answer.
+        Run here, just after an answer was drawn, it usually finds no key waiting.
+        """
+        self._gc_timer = None
+        if self._search_pending or self._held_keys or self._paint_hold is not None:
+            return  # a key is being answered: not now
+        middle_collections = gc.get_count()[2]
+        if middle_collections >= gc.get_threshold()[2] - IDLE_GC_AHEAD:
+            gc.collect()
 
     def _empty_message(self, result: SearchResult) -> Text | None:
         """The line above an empty table: why it is empty."""

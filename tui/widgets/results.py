@@ -85,6 +85,7 @@ class ResultsTable(DataTable, inherit_bindings=False):
         self._wanted: int | None = None
         self._wanted_focus: str | int = FOLLOW_CURSOR
         self._ahead = 0  # rows the cursor still has to move once the wanted window arrives
+        self._cell_styles: dict[tuple, Style] = {}  # see _render_cell
 
     # -- what the app reads ------------------------------------------------------------------
     @property
@@ -300,12 +301,14 @@ class ResultsTable(DataTable, inherit_bindings=False):
     def _render_cell(self, row_index: int, column_index: int, base_style: Style, width: int,
                      cursor: bool = False, hover: bool = False) -> list[list[Segment]]:
         """One cell as one line of segments, ``width`` cells wide (padding included)."""
-        if row_index < 0 or column_index < 0 or self.fixed_rows or self.fixed_columns:
+        flags = self._lines_flags or self._flags()
+        fixed_rows, fixed_columns, padding, show_cursor, show_hover, fg_css, bg_css = flags
+        if row_index < 0 or column_index < 0 or fixed_rows or fixed_columns:
             return super()._render_cell(row_index, column_index, base_style, width, cursor,
                                         hover)
         row_key = self._row_locations.get_key(row_index)
         column_key = self._column_locations.get_key(column_index)
-        key = (row_key, column_key, base_style, cursor, hover, self._show_hover_cursor,
+        key = (row_key, column_key, base_style, cursor, hover, show_hover,
                self._update_count, self._pseudo_class_state)
         lines = self._cell_render_cache.get(key)
         if lines is not None:
@@ -316,12 +319,17 @@ class ResultsTable(DataTable, inherit_bindings=False):
             return super()._render_cell(row_index, column_index, base_style, width, cursor,
                                         hover)
         component, post = self._get_styles_to_render_cell(
-            False, False, False, hover, cursor, self.show_cursor, self._show_hover_cursor,
-            self.cursor_foreground_priority == "css", self.cursor_background_priority == "css")
-        pre = base_style + Style.from_meta({"row": row_index, "column": column_index})
-        pre += component
+            False, False, False, hover, cursor, show_cursor, show_hover, fg_css, bg_css)
+        # the same cell position and styles at every keystroke: composed once
+        style_key = (row_index, column_index, base_style, component)
+        pre = self._cell_styles.get(style_key)
+        if pre is None:
+            if len(self._cell_styles) > 4096:
+                self._cell_styles.clear()
+            pre = base_style + Style.from_meta({"row": row_index, "column": column_index})
+            pre = self._cell_styles[style_key] = pre + component
         console = self.app.console
-        pad = self.cell_padding
+        pad = padding
         inner = max(0, width - 2 * pad)
         text = cell.plain
         if "\t" not in text and len(text) <= inner and cell.cell_len <= inner:
@@ -391,14 +399,22 @@ class ResultsTable(DataTable, inherit_bindings=False):
         return style if style is not None else super().rich_style
 
     _lines_style: Style | None = None
+    _lines_flags: tuple | None = None
+
+    def _flags(self) -> tuple:
+        """The reactive attributes a cell's drawing reads (each read of a reactive costs
+        about as much as the rest of an unchanged cell)."""
+        return (self.fixed_rows, self.fixed_columns, self.cell_padding, self.show_cursor,
+                self._show_hover_cursor, self.cursor_foreground_priority == "css",
+                self.cursor_background_priority == "css")
 
     def render_lines(self, crop):
-        self._lines_style = None
-        self._lines_style = self.rich_style
+        self._lines_style = self._lines_flags = None
+        self._lines_style, self._lines_flags = self.rich_style, self._flags()
         try:
             return super().render_lines(crop)
         finally:
-            self._lines_style = None
+            self._lines_style = self._lines_flags = None
 
     def _clear_caches(self) -> None:
         """DataTable's caches emptied, their entries freed now rather than by the cyclic
