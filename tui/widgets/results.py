@@ -267,6 +267,13 @@ class ResultsTable(DataTable, inherit_bindings=False):
             for hit in self._hits.values():
                 self.add_row(*self._cells(hit), key=hit.id)
             self._shown = shown
+            if self._require_update_dimensions:
+                # now, not when the table next idles (as DataTable does): that came after the
+                # frame showing the rows, and laid the screen out again in a second frame
+                self._require_update_dimensions = False
+                new_rows = set(self._new_rows)
+                self._new_rows.clear()
+                self._update_dimensions(new_rows)
         if not self.row_count:
             return
         if isinstance(focus, str) and focus in self._hits:
