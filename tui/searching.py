@@ -327,7 +327,9 @@ class SearchingApp(LibraryWorkers, App[None]):
 
     # -- entering and leaving the search bar -------------------------------------------------
     def action_focus_search(self) -> None:
-        """Put the keyboard in the search bar."""
+        """Put the keyboard in the search bar (drawn with the answer to the first key typed
+        after ``/``, or after :data:`PAINT_HOLD_S`)."""
+        self._hold_paint()
         self.search_bar.focus_query()
 
     def action_leave_search(self) -> None:
