@@ -31,7 +31,7 @@ from tui.commands import TriageCommands
 from tui.display import ASCII_GLYPHS, glyphs_for, said, wants_ascii
 from tui.reader import WIDE_AT, ReaderTools
 from tui.screens import HelpScreen, key_help
-from tui.searching import SearchingApp, freeze_heap
+from tui.searching import SearchingApp
 from tui.terminal import paste_safe
 from tui.widgets import (
     FOLLOW_CURSOR,
@@ -52,6 +52,7 @@ from tui.workers import (
     SeedsChanged,
     SyncFinished,
     SyncProgressed,
+    freeze_heap,
 )
 
 #: Hits the table holds at most (or twice the terminal's height, if more); more are loaded as

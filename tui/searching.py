@@ -173,7 +173,7 @@ class SearchingApp(LibraryWorkers, App[None]):
         self._release_paint()
         if not self._heap_frozen:
             self._heap_frozen = True
-            self.call_after_refresh(freeze_heap)
+            self.warm_up()  # then freezes the heap
         elif self._gc_timer is None:  # once this answer is on the screen
             self._gc_timer = self.set_timer(IDLE_GC_S, self._collect_while_idle)
 
@@ -214,8 +214,9 @@ class SearchingApp(LibraryWorkers, App[None]):
         """Run Python's full garbage collection now, between keys, when it is due soon.
 
         A full collection (every tenth middle one) walks every object allocated since
-        :func:`freeze_heap` and frees the cycles Textual's drawing leaves (10-30 ms at 87k
-        papers); left to itself it runs in the middle of drawing a keystroke's answer.
+        :func:`tui.workers.freeze_heap` and frees the cycles Textual's drawing leaves
+        (10-30 ms at 87k papers); left to itself it runs in the middle of drawing a
+        keystroke's answer.
         Run here, just after an answer was drawn, it usually finds no key waiting.
         """
         self._gc_timer = None
@@ -436,19 +437,6 @@ class SearchingApp(LibraryWorkers, App[None]):
         self._replaying.extend(held)
         for key in held:
             self.post_message(key)
-
-
-def freeze_heap() -> None:
-    """Put every object alive now beyond the reach of Python's cyclic garbage collector.
-
-    The browser keeps a large heap of long-lived objects (Textual, its stylesheet, the
-    library); every few hundred thousand allocations Python's oldest-generation collection
-    walks all of them: 50-60 ms at 87k papers, landing on whichever keystroke is being
-    drawn (2 of 20 keys of bench/browser.py's typed query). After ``gc.freeze()`` that walk
-    covers only what was allocated since, and takes a few ms. Called once the first page is
-    shown (the startup objects all exist by then), and again after a sync.
-    """
-    gc.freeze()
 
 
 def _copy(event: events.Key | events.Paste) -> events.Key | events.Paste:
