@@ -22,7 +22,14 @@ from textual.widgets import DataTable
 from db.models import Paper, SearchResult
 from db.text import one_line
 from tui.display import said
-from tui.widgets import AbstractPanel, ResultsPane, ResultsTable, SearchBar, StatusHeader
+from tui.widgets import (
+    AbstractPanel,
+    KeysFooter,
+    ResultsPane,
+    ResultsTable,
+    SearchBar,
+    StatusHeader,
+)
 from tui.workers import LibraryWorkers, NoNewPaper, PageLoaded, PaperLoaded
 
 #: Keys that are never held back (see :meth:`SearchingApp.on_event`).
@@ -209,6 +216,13 @@ class SearchingApp(LibraryWorkers, App[None]):
         self._end_batch()
         if self.screen_stack:
             self.screen.check_idle()  # the screen looks for changes to draw when it idles
+            for footer in self.main_screen.query(KeysFooter):
+                footer.rebuild()  # the keys of a focus moved meanwhile, in the next frame
+
+    @property
+    def paint_held(self) -> bool:
+        """Whether frames are held back for the answer to a key (:meth:`_hold_paint`)."""
+        return self._paint_hold is not None
 
     def _collect_while_idle(self) -> None:
         """Run Python's full garbage collection now, between keys, when it is due soon.
