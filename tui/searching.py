@@ -30,7 +30,7 @@ from tui.widgets import (
     SearchBar,
     StatusHeader,
 )
-from tui.workers import LibraryWorkers, NoNewPaper, PageLoaded, PaperLoaded
+from tui.workers import LibraryWorkers, NoNewPaper, PageLoaded, PaperLoaded, freeze_heap
 
 #: Keys that are never held back (see :meth:`SearchingApp.on_event`).
 _NEVER_HELD = ("ctrl+q", "ctrl+c")
@@ -180,7 +180,7 @@ class SearchingApp(LibraryWorkers, App[None]):
         self._release_paint()
         if not self._heap_frozen:
             self._heap_frozen = True
-            self.warm_up()  # then freezes the heap
+            self.call_after_refresh(freeze_heap)
         elif self._gc_timer is None:  # once this answer is on the screen
             self._gc_timer = self.set_timer(IDLE_GC_S, self._collect_while_idle)
 

@@ -171,6 +171,11 @@ class LibraryWorkers:
         problems = [] if stale else library.stats()["problems"]
         self.post_message(LibraryOpened(library, stale, library.counts(), library.collections(),
                                         problems))
+        # what the abstract panel needs and no first page does, loaded now rather than in
+        # front of the first keystrokes: the highlights' stemmer and the LaTeX converter
+        # (~25 ms to import), while the app draws the first page
+        stem("warming")
+        latex_to_unicode(r"$\alpha$")
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="sync")
     def sync_library(self) -> None:
@@ -205,15 +210,6 @@ class LibraryWorkers:
         version = library.marks_version()
         if version != known_marks:
             self.post_message(MarksChanged(version, library.counts()))
-
-    @work(thread=True, exclusive=True, exit_on_error=False, group="warm")
-    def warm_up(self) -> None:
-        """Once the first page is shown: load what the first keystrokes would otherwise wait
-        for (the stemmer of the abstract's highlights and the LaTeX converter: ~10 ms each
-        to import), then :func:`freeze_heap`."""
-        stem("warming")
-        latex_to_unicode(r"$\alpha$")
-        freeze_heap()
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="search")
     def load_page(self, request: int, query: str, status: str, offset: int,
@@ -346,8 +342,7 @@ def freeze_heap() -> None:
     walks all of them: 50-60 ms at 87k papers, landing on whichever keystroke is being
     drawn (2 of 20 keys of bench/browser.py's typed query). After ``gc.freeze()`` that walk
     covers only what was allocated since, and takes a few ms. Called once the first page is
-    shown (the startup objects all exist by then, :meth:`LibraryWorkers.warm_up`), and again
-    after a sync.
+    shown (the startup objects all exist by then), and again after a sync.
     """
     gc.freeze()
 
