@@ -171,11 +171,6 @@ class LibraryWorkers:
         problems = [] if stale else library.stats()["problems"]
         self.post_message(LibraryOpened(library, stale, library.counts(), library.collections(),
                                         problems))
-        # what the abstract panel needs and no first page does, loaded now rather than in
-        # front of the first keystrokes: the highlights' stemmer and the LaTeX converter
-        # (~25 ms to import), while the app draws the first page
-        stem("warming")
-        latex_to_unicode(r"$\alpha$")
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="sync")
     def sync_library(self) -> None:
@@ -231,6 +226,13 @@ class LibraryWorkers:
                 except LibraryError:
                     paper = None
             self.post_message(PageLoaded(request, offset, result, focus, fallback, paper))
+        if not _warm.is_set():
+            # what the abstract panel needs for a query and the first page (no query) does
+            # not, loaded while the app draws that page rather than in front of the first
+            # keystroke: the highlights' stemmer and the LaTeX converter (~35 ms to import)
+            _warm.set()
+            stem("warming")
+            latex_to_unicode(r"$\alpha$")
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="search")
     def find_new(self, request: int, query: str, status: str, start: int, step: int) -> None:
@@ -345,6 +347,10 @@ def freeze_heap() -> None:
     shown (the startup objects all exist by then), and again after a sync.
     """
     gc.freeze()
+
+
+#: Set once a worker has imported what the abstract panel needs (see ``load_page``).
+_warm = threading.Event()
 
 
 def _statuses(library: Library, paper_ids: dict[str, None]) -> dict[str, str]:
