@@ -112,3 +112,26 @@ async def test_settled_waits_for_the_typed_text_to_be_searched(tmp_path: Path) -
         await settle(pilot)
         assert app._query == "reinforcement"
         assert 0 < app.table.total < everything
+
+
+async def test_the_abstract_panel_scrolls_the_whole_text_of_each_paper(tmp_path: Path) -> None:
+    """The text's new size is taken without a second layout: the panel still scrolls exactly
+    the text of the paper shown, longer or shorter than the one before."""
+    app = shipped_app(tmp_path)[0]
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        heights = set()
+        for _ in range(6):
+            await pilot.press("j")
+            await settle(pilot)
+            await pilot.pause()
+            panel, body = app.panel, app.panel.query_one("#abstract-body")
+            lines = body.get_content_height(panel.container_size, app.size, body.size.width)
+            assert body.size.height == lines
+            assert panel.virtual_size.height == lines
+            assert panel.max_scroll_y == max(0, lines - panel.scrollable_content_region.height)
+            heights.add(lines)
+            await pilot.press("space", "space", "space", "space", "space")
+            await pilot.pause()
+            assert panel.scroll_y == panel.max_scroll_y  # the end of the text, not beyond
+        assert len(heights) > 2  # papers of different lengths
