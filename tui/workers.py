@@ -225,14 +225,14 @@ class LibraryWorkers:
                     paper = self.lib.get(cursor)
                 except LibraryError:
                     paper = None
+            if not _warm.is_set():
+                # what the abstract panel needs once a query is typed, loaded with the first
+                # page rather than in front of the first keystroke, or beside it: the
+                # highlights' stemmer and the LaTeX converter (~35 ms to import)
+                _warm.set()
+                stem("warming")
+                latex_to_unicode(r"$\alpha$")
             self.post_message(PageLoaded(request, offset, result, focus, fallback, paper))
-        if not _warm.is_set():
-            # what the abstract panel needs for a query and the first page (no query) does
-            # not, loaded while the app draws that page rather than in front of the first
-            # keystroke: the highlights' stemmer and the LaTeX converter (~35 ms to import)
-            _warm.set()
-            stem("warming")
-            latex_to_unicode(r"$\alpha$")
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="search")
     def find_new(self, request: int, query: str, status: str, start: int, step: int) -> None:
