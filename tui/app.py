@@ -22,7 +22,6 @@ from textual.binding import Binding, BindingType
 from textual.containers import Container
 from textual.css.query import NoMatches
 from textual.driver import Driver
-from textual.widgets import Footer
 from textual.worker import Worker, WorkerState
 
 from db.paths import DataPaths
@@ -37,6 +36,7 @@ from tui.terminal import paste_safe
 from tui.widgets import (
     FOLLOW_CURSOR,
     AbstractPanel,
+    KeysFooter,
     ResultsPane,
     ResultsTable,
     SearchBar,
@@ -52,6 +52,7 @@ from tui.workers import (
     SeedsChanged,
     SyncFinished,
     SyncProgressed,
+    freeze_heap,
 )
 
 #: Hits the table holds at most (or twice the terminal's height, if more); more are loaded as
@@ -175,13 +176,16 @@ class PapertrayApp(ReaderTools, SearchingApp):
             yield ResultsPane(ResultsTable(self.glyphs, self.page_size, id="results"),
                               id="results-pane")
             yield AbstractPanel(self.glyphs, id="abstract")
-        yield Footer()
+        yield KeysFooter()
 
     @property
     def is_settled(self) -> bool:
-        """True when nothing is on its way: the library is open and synced, the newest search
-        is shown, the panel shows the cursor paper, every mark is written (tests wait on this)."""
+        """True when nothing is on its way: the library is open and synced, the search bar's
+        text is the query searched and its newest search is shown, the panel shows the cursor
+        paper, every mark is written (tests and bench/browser.py wait on this)."""
         if self.lib is None or self._syncing or self._search_pending:
+            return False
+        if self.search_bar.value != self._query:  # a key typed, its search not asked for yet
             return False
         if self._awaiting_input or self._held_keys or self._replaying or self._marks_pending:
             return False
@@ -233,6 +237,7 @@ class PapertrayApp(ReaderTools, SearchingApp):
         self.set_interval(self.poll_seconds, self._poll_seeds)
 
     def on_unmount(self) -> None:
+        self._release_paint()
         if self.lib is not None:
             self.flush_marks()
             self.lib.close()
@@ -277,6 +282,7 @@ class PapertrayApp(ReaderTools, SearchingApp):
         if report is None or report.did_change or not self.table.row_count:
             # the same window again, the cursor on the same paper
             self._search(focus=FOLLOW_CURSOR, offset=self.table.window_offset)
+        self.call_after_refresh(freeze_heap)
 
     def _report_problems(self, problems: Iterable[tuple[str, str]]) -> None:
         """One notification per seed file that failed to load (once per file and reason)."""

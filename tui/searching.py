@@ -9,6 +9,7 @@ newest request is shown, so a slow answer for an old query never overwrites a ne
 from __future__ import annotations
 
 import dataclasses
+import gc
 from collections import deque
 
 from rich.text import Text
@@ -21,11 +22,28 @@ from textual.widgets import DataTable
 from db.models import Paper, SearchResult
 from db.text import one_line
 from tui.display import said
-from tui.widgets import AbstractPanel, ResultsPane, ResultsTable, SearchBar, StatusHeader
-from tui.workers import LibraryWorkers, NoNewPaper, PageLoaded, PaperLoaded
+from tui.widgets import (
+    AbstractPanel,
+    KeysFooter,
+    ResultsPane,
+    ResultsTable,
+    SearchBar,
+    StatusHeader,
+)
+from tui.workers import LibraryWorkers, NoNewPaper, PageLoaded, PaperLoaded, freeze_heap
 
 #: Keys that are never held back (see :meth:`SearchingApp.on_event`).
 _NEVER_HELD = ("ctrl+q", "ctrl+c")
+#: Seconds the screen may wait, after a key changed the query, for the answer to that query
+#: before it is drawn anyway (:meth:`SearchingApp._hold_paint`).
+PAINT_HOLD_S = 0.05
+#: Seconds after an answer is shown before a full garbage collection that is due soon runs
+#: (:meth:`SearchingApp._collect_while_idle`), and how many middle-generation collections
+#: before it is due count as soon (a typed key brings about one).
+IDLE_GC_S = 0.02
+IDLE_GC_AHEAD = 3
+#: Keys (besides printable ones) that edit the query in the search bar.
+_EDITING = ("backspace", "delete", "ctrl+u", "ctrl+w", "ctrl+k", "ctrl+x", "ctrl+v")
 
 
 class SearchingApp(LibraryWorkers, App[None]):
@@ -51,6 +69,9 @@ class SearchingApp(LibraryWorkers, App[None]):
         self._replaying: deque[events.Key | events.Paste] = deque()  # released, on their way back
         self._ghosts: list[events.Key | events.Paste] = []  # released, then held again meanwhile
         self._awaiting_input = False
+        self._heap_frozen = False
+        self._paint_hold: Timer | None = None
+        self._gc_timer: Timer | None = None
 
     def _save_settings(self) -> None:
         """Remember the filter (the subclass knows where)."""
@@ -99,6 +120,8 @@ class SearchingApp(LibraryWorkers, App[None]):
         # The input's value, not the message's: messages of keys typed ahead arrive late.
         query = self.search_bar.value
         if query == self._query:
+            if not self._search_pending:
+                self._release_paint()  # a key that left the query as it was
             return
         self._query = query
         # a key that finds no search on its way searches at once (a debounce for every key was
@@ -106,6 +129,7 @@ class SearchingApp(LibraryWorkers, App[None]):
         # the newest query waits for the answer on its way (which is dropped, _page_loaded) or
         # for the debounce, whichever comes first
         busy = self._search_timer is not None or self._applied != self._request
+        self._hold_paint()
         self._request += 1  # whatever is on its way is stale now
         if self._search_timer is not None:
             self._search_timer.stop()
@@ -153,6 +177,12 @@ class SearchingApp(LibraryWorkers, App[None]):
         self.main_screen.query_one(ResultsPane).show_message(self._empty_message(result))
         self._follow_cursor(force=True, ready=message.paper)
         self._release_keys()
+        self._release_paint()
+        if not self._heap_frozen:
+            self._heap_frozen = True
+            self.call_after_refresh(freeze_heap)
+        elif self._gc_timer is None:  # once this answer is on the screen
+            self._gc_timer = self.set_timer(IDLE_GC_S, self._collect_while_idle)
 
     @on(NoNewPaper)
     def _no_new_paper(self, message: NoNewPaper) -> None:
@@ -162,6 +192,53 @@ class SearchingApp(LibraryWorkers, App[None]):
             self._applied = message.request
             self.notify(f"no new paper {'below' if message.step > 0 else 'above'}", timeout=3)
             self._release_keys()
+
+    def _hold_paint(self) -> None:
+        """Draw nothing until the answer to the query just typed is shown (at most
+        :data:`PAINT_HOLD_S`): then the key's echo in the search bar, the hits and the paper
+        are drawn in one frame.
+
+        Textual draws at most one frame per 1/60 s. Drawn on its own, the echo took that
+        frame and the answer, a few ms later, waited for the next: up to 17 ms (a third of
+        the keystroke budget) spent waiting. A slow answer leaves the echo waiting no more
+        than :data:`PAINT_HOLD_S`.
+        """
+        if self._paint_hold is None:
+            self._begin_batch()  # as App.batch_update() does; _release_paint ends it
+            self._paint_hold = self.set_timer(PAINT_HOLD_S, self._release_paint)
+
+    def _release_paint(self) -> None:
+        """Let the screen draw again (what changed meanwhile is drawn in the next frame)."""
+        hold, self._paint_hold = self._paint_hold, None
+        if hold is None:
+            return
+        hold.stop()
+        self._end_batch()
+        if self.screen_stack:
+            self.screen.check_idle()  # the screen looks for changes to draw when it idles
+            for footer in self.main_screen.query(KeysFooter):
+                footer.rebuild()  # the keys of a focus moved meanwhile, in the next frame
+
+    @property
+    def paint_held(self) -> bool:
+        """Whether frames are held back for the answer to a key (:meth:`_hold_paint`)."""
+        return self._paint_hold is not None
+
+    def _collect_while_idle(self) -> None:
+        """Run Python's full garbage collection now, between keys, when it is due soon.
+
+        A full collection (every tenth middle one) walks every object allocated since
+        :func:`tui.workers.freeze_heap` and frees the cycles Textual's drawing leaves
+        (10-30 ms at 87k papers); left to itself it runs in the middle of drawing a
+        keystroke's answer.
+        Run here, just after an answer was drawn, it usually finds no key waiting.
+        """
+        self._gc_timer = None
+        if self._search_pending or self._held_keys or self._paint_hold is not None:
+            return  # a key is being answered: not now
+        middle_collections = gc.get_count()[2]
+        if middle_collections >= gc.get_threshold()[2] - IDLE_GC_AHEAD:
+            gc.collect()
 
     def _empty_message(self, result: SearchResult) -> Text | None:
         """The line above an empty table: why it is empty."""
@@ -265,7 +342,9 @@ class SearchingApp(LibraryWorkers, App[None]):
 
     # -- entering and leaving the search bar -------------------------------------------------
     def action_focus_search(self) -> None:
-        """Put the keyboard in the search bar."""
+        """Put the keyboard in the search bar (drawn with the answer to the first key typed
+        after ``/``, or after :data:`PAINT_HOLD_S`)."""
+        self._hold_paint()
         self.search_bar.focus_query()
 
     def action_leave_search(self) -> None:
@@ -344,6 +423,10 @@ class SearchingApp(LibraryWorkers, App[None]):
         had acted: ``t u t`` would decide to hold the second ``t`` before ``u`` had run.
         """
         main = self.main_screen
+        if (self.screen is main and self.focused is self.search_bar.input
+                and self.lib is not None and (isinstance(event, events.Paste)
+                                              or event.is_printable or event.key in _EDITING)):
+            self._hold_paint()  # the query is about to change: echo it with its answer
         if isinstance(event, events.Paste):
             if self.screen is main and self.focused is not self.search_bar.input:
                 self.search_bar.paste(event.text)  # a paste is search text, wherever the focus

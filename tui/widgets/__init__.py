@@ -2,9 +2,10 @@
 intentions with messages (messages up); none of them touches the library."""
 
 from tui.widgets.abstract import AbstractPanel
+from tui.widgets.footer import KeysFooter
 from tui.widgets.header import StatusHeader, SyncProgress
 from tui.widgets.results import FOLLOW_CURSOR, ResultsPane, ResultsTable
 from tui.widgets.search import SearchBar
 
-__all__ = ["FOLLOW_CURSOR", "AbstractPanel", "ResultsPane", "ResultsTable", "SearchBar",
-           "StatusHeader", "SyncProgress"]
+__all__ = ["FOLLOW_CURSOR", "AbstractPanel", "KeysFooter", "ResultsPane", "ResultsTable",
+           "SearchBar", "StatusHeader", "SyncProgress"]

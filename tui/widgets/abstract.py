@@ -15,6 +15,19 @@ from db.models import Paper
 from tui.display import paper_text
 
 
+class _Body(Static):
+    """The panel's text. Its size changes with each paper; the panel, not the text, scrolls.
+
+    Textual lays the screen out a second time, in a second frame, when a widget's scrollable
+    size changes during a layout (``Widget._size_updated``); the text scrolls nothing, and
+    the panel around it was laid out with the new text already: the second layout (5-20 ms
+    at each keystroke at 87k papers) changed nothing. It takes the new size without it.
+    """
+
+    def _size_updated(self, size, virtual_size, container_size, layout: bool = True) -> bool:
+        return super()._size_updated(size, virtual_size, container_size, layout=False)
+
+
 class AbstractPanel(VerticalScroll, can_focus=False):
     """A scrollable view of one paper; the app scrolls it (space/J/K) while the table has focus.
 
@@ -36,7 +49,7 @@ class AbstractPanel(VerticalScroll, can_focus=False):
         """Folded query words to highlight in the abstract."""
 
     def compose(self) -> ComposeResult:
-        yield Static(id="abstract-body")
+        yield _Body(id="abstract-body")
 
     def show_paper(self, paper: Paper, terms: Sequence[str]) -> None:
         """Show ``paper`` from its top, highlighting ``terms``."""
