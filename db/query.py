@@ -55,8 +55,10 @@ class Term:
         return self._fts()
 
     def _fts(self) -> str:
-        if self.variants:
-            return "(" + " OR ".join(f'"{t}"' for t in (*self.tokens, *self.variants)) + ")"
+        if self.variants:  # (a prefix's variants are whole words: irregular plurals, db.rewrite)
+            star = "*" if self.prefix else ""
+            return ("(" + f'"{self.tokens[0]}"{star} OR '
+                    + " OR ".join(f'"{t}"' for t in (*self.tokens[1:], *self.variants)) + ")")
         if self.completions:
             # the index holds Porter stems: "diffusi"* finds no "diffus" (diffusion), the word
             # "diffusion" does; in a phrase ("multi objectiv"*) the same holds for its last word
@@ -67,7 +69,8 @@ class Term:
 
     def text(self) -> str:
         if self.variants:  # (an excluded word's variants are excluded too: "-a -b")
-            spellings = (*self.tokens, *self.variants)
+            spellings = (self.tokens[0] + ("*" if self.prefix else ""), *self.tokens[1:],
+                         *self.variants)
             return " ".join("-" + w for w in spellings) if self.negated else " OR ".join(spellings)
         star = "*" if self.prefix else ""
         spellings = [join_tokens(self.tokens), *self.alternatives]

@@ -111,23 +111,24 @@ def plurals(conn: sqlite3.Connection, q: Query) -> None:
     :data:`PLURAL_TERMS` words: "matrix" finds "matrices" and the other way round; "-matrix"
     excludes both. In any query a form no paper has is replaced by the other ("optima" is
     "optimum", not corrected to "optimal"). Runs before :func:`correct`. A word being typed (a
-    prefix) is left as it is, and so is a form already there (the effective query
-    "matrix OR matrices" reads the same when typed again)."""
+    prefix) keeps its prefix and gets the other form as a whole word. A form already there
+    is left as it is (the effective query "matrix OR matrices" reads the same when typed
+    again)."""
     there = {(t.negated, t.or_group, t.tokens) for t in q.terms}
     short = len(q.positive) <= PLURAL_TERMS
     for term in q.terms:
-        if len(term.tokens) != 1 or term.prefix:
+        if len(term.tokens) != 1:
             continue
         word = term.tokens[0]
         other = _OTHER_NUMBER.get(word)
         if not other or ((term.negated or term.or_group)
                          and (term.negated, term.or_group, (other,)) in there):
             continue
-        if known(conn, word) or not known(conn, other):
+        if known(conn, word, term.prefix) or not known(conn, other):
             if short:
                 term.variants = (other,)
         else:
-            term.tokens = (other,)
+            term.tokens, term.prefix = (other,), False
 
 
 #: Whole words a prefix also matches as (by document frequency), see :attr:`Term.completions`.

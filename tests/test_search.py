@@ -190,6 +190,14 @@ def test_an_excluded_irregular_plural_reads_back_as_typed(shipped_library):
     assert shipped_library.search("matrices").terms == ("matrices", "matrix")
 
 
+def test_a_word_being_typed_finds_its_other_number_too(shipped_library):
+    # the browser searches as each key is typed: the last word is a prefix, and stays one
+    found = shipped_library.search("matrices", typing=True)
+    assert (found.effective_query, found.terms) == ("matrices* OR matrix", ("matrices*", "matrix"))
+    assert set(ids(all_hits(shipped_library, "matrices"))) == _containing(r"\bmatri(x|ces)\b")
+    assert ids(found.hits) == ids(shipped_library.search("matrices").hits)
+
+
 def test_a_longer_query_keeps_the_number_typed_unless_no_paper_has_it(shipped_library):
     # a title remembered: the form typed is the paper's own (db.rewrite.PLURAL_TERMS)
     found = shipped_library.search("low rank matrix completion")
