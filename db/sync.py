@@ -10,7 +10,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import re
 import sqlite3
 import time
 import unicodedata
@@ -30,7 +29,7 @@ from db.schema import (
     write_transaction,
 )
 from db.seeds import Entry, cache_dictionary_in, discover
-from db.text import NOT_WORD_BYTES, WORD_RE, clean, fold, search_form
+from db.text import NOT_WORD_BYTES, WORD_RE, clean, fold, non_ascii_pieces, search_form
 
 #: Called as ``progress(done, total)`` with counts of seed files read so far. It may raise
 #: :class:`SyncCancelled` to stop the sync before anything is written.
@@ -68,25 +67,18 @@ def terms_of(text: str) -> set[str]:
     # compares
     spaced = unicodedata.normalize("NFKC", text).casefold().encode().translate(
         NOT_WORD_BYTES).decode()
-    ascii_parts, words, pos = [], [], 0
-    found = _NON_ASCII_RE.search(spaced)
-    while found:
-        start = spaced.rfind(" ", pos, found.start()) + 1  # (pos is 0 or at a space)
-        end = spaced.find(" ", found.start())
-        end = len(spaced) if end < 0 else end
-        ascii_parts.append(spaced[pos:start])
-        words += WORD_RE.findall(spaced[start:end])
-        pos = end
-        found = _NON_ASCII_RE.search(spaced, end)
-    ascii_parts.append(spaced[pos:])
+    ascii_parts, words = [], []
+    for piece, other in non_ascii_pieces(spaced):
+        if other:
+            words += WORD_RE.findall(piece)
+        else:
+            ascii_parts.append(piece)
     terms = set(" ".join(ascii_parts).split())
     if "_" in spaced:
         terms = {w for w in terms if "_" not in w}
     terms.update(w if w.isascii() else fold(w) for w in words if "_" not in w)
     return terms
 
-
-_NON_ASCII_RE = re.compile(r"[^\x00-\x7f]")
 
 
 def _display_names(files: list[Path]) -> dict[Path, str]:

@@ -146,19 +146,25 @@ def search_form(text: str) -> str:
     """
     if text.isascii():
         return text
-    text = unicodedata.normalize("NFKC", text)
-    parts, pos = [], 0
+    return "".join(_NON_ASCII_WORD_RE.sub(_fold_match, split_cjk(piece)) if other else piece
+                   for piece, other in non_ascii_pieces(unicodedata.normalize("NFKC", text)))
+
+
+def non_ascii_pieces(text: str) -> Iterator[tuple[str, bool]]:
+    """``text`` cut into pieces, in order, that join back into it: each space-separated piece
+    holding a character that is not ASCII as ``(piece, True)``, the text between them as
+    ``(text, False)`` (all ASCII: the spaces around a piece stay there)."""
+    pos = 0
     found = _NON_ASCII_RE.search(text)
     while found:
         start = text.rfind(" ", pos, found.start()) + 1  # (pos is 0 or at a space)
         end = text.find(" ", found.start())
         end = len(text) if end < 0 else end
-        parts.append(text[pos:start])
-        parts.append(_NON_ASCII_WORD_RE.sub(_fold_match, split_cjk(text[start:end])))
+        yield text[pos:start], False
+        yield text[start:end], True
         pos = end
         found = _NON_ASCII_RE.search(text, end)
-    parts.append(text[pos:])
-    return "".join(parts)
+    yield text[pos:], False
 
 
 def _fold_match(m: re.Match[str]) -> str:
