@@ -9,8 +9,10 @@ workers costs more than it saves there.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -77,6 +79,7 @@ def parse_files(files: list[tuple[Path, bytes]], prepare: Callable[[list[Entry]]
     from concurrent.futures.process import BrokenProcessPool
 
     warm_up()  # forked workers inherit the loaded dictionary instead of each loading it
+    _start_resource_tracker()
     pool = ProcessPoolExecutor(min(workers(), len(files)), mp_context=_context(),
                                initializer=_worker_started)
     try:
@@ -92,6 +95,34 @@ def parse_files(files: list[tuple[Path, bytes]], prepare: Callable[[list[Entry]]
             yield result
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _start_resource_tracker() -> None:
+    """Start multiprocessing's resource tracker (the first pool of a process does) with a
+    standard error that has a file descriptor.
+
+    The tracker is started with ``sys.stderr.fileno()`` among the descriptors it keeps; in the
+    browser sys.stderr is Textual's capture, whose ``fileno()`` is -1, and starting it failed
+    ("bad value(s) in fds_to_keep"): every sync with a pool (a first build of a large
+    library) failed there. The process's own standard error (or /dev/null) is lent to it.
+    """
+    try:
+        if sys.stderr is not None and sys.stderr.fileno() >= 0:
+            return
+    except (AttributeError, OSError, ValueError):  # (io.UnsupportedOperation is an OSError)
+        pass
+    from multiprocessing import resource_tracker
+
+    with contextlib.ExitStack() as stack:
+        stream = sys.__stderr__
+        try:
+            usable = stream is not None and stream.fileno() >= 0
+        except (AttributeError, OSError, ValueError):
+            usable = False
+        if not usable:
+            stream = stack.enter_context(open(os.devnull, "w", encoding="utf-8"))
+        stack.enter_context(contextlib.redirect_stderr(stream))
+        resource_tracker.ensure_running()
 
 
 def _context() -> BaseContext:

@@ -5,6 +5,7 @@ Every test builds its library in tmp and waits on conditions (``settle``), never
 
 from __future__ import annotations
 
+import os
 import random
 from pathlib import Path
 
@@ -392,6 +393,45 @@ async def test_seed_changes_are_picked_up_while_running(tmp_path: Path) -> None:
         assert app.table.current_id == here
         assert app.table.row_count == 37
         assert any("junk.txt" in note and "not loaded" in note for note in notes)
+
+
+async def test_the_browser_builds_a_library_large_enough_for_parse_workers(
+        tmp_path: Path, monkeypatch) -> None:
+    """A sync that parses in worker processes works inside the browser, where Textual's
+    captured stderr has no file descriptor (-1): multiprocessing's resource tracker, started by
+    the first pool of a process, passed it on and every such sync failed ("bad value(s) in
+    fds_to_keep"), the first build of a large library included."""
+    import multiprocessing.resource_tracker as tracker
+
+    import db.parsing
+
+    monkeypatch.setattr(db.parsing, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr(db.parsing, "workers", lambda: 2)
+    # as in a fresh process: no resource tracker running yet (another test may have started
+    # one in this process; it is put back afterwards)
+    fresh = tracker.ResourceTracker()
+    for name in ("ensure_running", "register", "unregister", "getfd"):
+        monkeypatch.setattr(tracker, name, getattr(fresh, name))
+    monkeypatch.setattr(tracker, "_resource_tracker", fresh)
+    seeds, data = shipped_copy(tmp_path), tmp_path / "data"
+    app = app_on(seeds, data, poll_seconds=0.1)
+    notes = record_notifications(app)
+    try:
+        async with app.run_test(size=(100, 30)) as pilot:
+            header = app.query_one("StatusHeader")
+            await wait_for(pilot, lambda: header.counts.get("all") == 35 or bool(notes),
+                           "the first build")
+            assert header.counts.get("all") == 35, notes
+            await settle(pilot)
+            assert app.table.row_count == 35
+            (seeds / "more.txt").write_text("More\n\nWe propose ZebraNet, a model of stripes.\n")
+            await wait_for(pilot, lambda: header.counts.get("all") == 36 or bool(notes),
+                           "a sync of a changed seed folder")
+            assert header.counts.get("all") == 36, notes
+    finally:
+        if fresh._fd is not None:  # the tracker this test started ends with its pipe
+            os.close(fresh._fd)
+            os.waitpid(fresh._pid, 0)
 
 
 async def test_a_broken_seed_file_is_reported_at_start(tmp_path: Path) -> None:
