@@ -17,7 +17,7 @@ from rich.segment import Segment
 from textual.geometry import Region
 from textual.widgets import DataTable
 
-from tests.tui_support import settle, shipped_app, type_text
+from tests.tui_support import settle, shipped_app, type_text, wait_for
 from tui.app import PapertrayApp
 from tui.widgets.results import ResultsTable
 
@@ -104,3 +104,22 @@ async def test_refilling_the_table_leaves_no_cyclic_garbage(tmp_path: Path) -> N
             gc.enable()
         # DataTable's own clear() leaves each cached row and cell in a cycle: thousands here
         assert found < 1000, found
+
+
+async def test_a_new_theme_recolours_the_rows_shown(tmp_path: Path) -> None:
+    """The rows' styles are in their cells (composed when a page is shown): a theme chosen
+    while a page is shown draws them in the new theme's colours at once, not at the next page."""
+    app = shipped_app(tmp_path)[0]
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await pilot.press("t")  # a to-read mark: its own colour, above the cursor row
+        await settle(pilot)
+        table = app.table
+        old = _drawn(table)[0][1][1].color
+        app.theme = "gruvbox"
+        await wait_for(pilot, lambda: table._style("to-read").color != old, "the new theme")
+        want = table._style("to-read").color
+        await wait_for(pilot, lambda: _drawn(table)[0][1][1].color == want,
+                       "the mark drawn in the new theme's colour",
+                       state=lambda: str(_drawn(table)[0][1]))
+        assert _drawn(table)[0][1][0] == "»"

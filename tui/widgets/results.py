@@ -231,6 +231,14 @@ class ResultsTable(DataTable, inherit_bindings=False):
         self.post_message(self.PageWanted(offset, focus))
 
     # -- drawing -----------------------------------------------------------------------------
+    def on_mount(self) -> None:
+        self.app.theme_changed_signal.subscribe(self, self._theme_changed)
+
+    def _theme_changed(self, _theme: object) -> None:
+        """The rows' styles are in their cells (:meth:`_cells`): drawn anew in the new theme."""
+        if self.row_count:
+            self._fill(self.current_id, self.cursor_row)
+
     def on_resize(self, event: events.Resize) -> None:
         """Fit the headline column to the new width (rebuilding the rows, keeping the cursor)."""
         if self._column_widths() != self._widths:
