@@ -5,6 +5,7 @@ Every test builds its library in tmp and waits on conditions (``settle``), never
 
 from __future__ import annotations
 
+import asyncio
 import os
 import random
 from pathlib import Path
@@ -31,6 +32,7 @@ from tui.app import PapertrayApp
 from tui.display import GLYPHS
 from tui.screens import HelpScreen
 from tui.widgets import SearchBar
+from tui.workers import PageLoaded, PaperLoaded
 
 
 def _ids(library: Library, query: str, status: str | None = None, limit: int = 200) -> list[str]:
@@ -432,6 +434,27 @@ async def test_the_browser_builds_a_library_large_enough_for_parse_workers(
         if fresh._fd is not None:  # the tracker this test started ends with its pipe
             os.close(fresh._fd)
             os.waitpid(fresh._pid, 0)
+
+
+async def test_answers_arriving_while_the_app_closes_are_dropped(tmp_path: Path) -> None:
+    """A worker's answer that arrives after the screens were taken down, while the app's own
+    queue still runs (a sync's search finishing as the app exits), is dropped: it used to look
+    for the results pane and end the run with ``NoMatches``."""
+    app = app_on(shipped_copy(tmp_path), tmp_path / "data")
+    queued: list[bool] = []
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        result, prune = app._result, app._prune
+
+        async def prune_then_answer(*nodes, **options):
+            await prune(*nodes, **options)
+            assert not app.is_running
+            queued.append(app.post_message(PageLoaded(app._request, 0, result, None)))
+            queued.append(app.post_message(PaperLoaded(result.hits[0].id, None)))
+            await asyncio.sleep(0.05)  # the app's queue runs meanwhile
+
+        app._prune = prune_then_answer
+    assert queued and all(queued)
 
 
 async def test_a_broken_seed_file_is_reported_at_start(tmp_path: Path) -> None:

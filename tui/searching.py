@@ -15,6 +15,7 @@ from collections import deque
 from rich.text import Text
 from textual import events, on
 from textual.app import App
+from textual.message import Message
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import DataTable
@@ -30,7 +31,14 @@ from tui.widgets import (
     SearchBar,
     StatusHeader,
 )
-from tui.workers import LibraryWorkers, NoNewPaper, PageLoaded, PaperLoaded, freeze_heap
+from tui.workers import (
+    LibraryWorkers,
+    NoNewPaper,
+    PageLoaded,
+    PaperLoaded,
+    WorkerMessage,
+    freeze_heap,
+)
 
 #: Keys that are never held back (see :meth:`SearchingApp.on_event`).
 _NEVER_HELD = ("ctrl+q", "ctrl+c")
@@ -374,6 +382,14 @@ class SearchingApp(LibraryWorkers, App[None]):
             searching = self.focused is self.search_bar.input
             return searching if action == "leave_search" else not searching
         return True
+
+    async def _on_message(self, message: Message) -> None:
+        """Drop a worker's message that arrives while the app closes: the screens are taken
+        down before the app's own queue stops, and its handler would look for widgets that
+        are gone (Textual's ``NoMatches`` at exit)."""
+        if isinstance(message, WorkerMessage) and not self.is_running:
+            return
+        await super()._on_message(message)
 
     # -- keys typed ahead --------------------------------------------------------------------
     async def on_event(self, event: events.Event) -> None:

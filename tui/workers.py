@@ -30,7 +30,12 @@ from db.sync import SyncCancelled
 from tui.widgets.results import FOLLOW_CURSOR
 
 
-class LibraryOpened(Message):
+class WorkerMessage(Message):
+    """A worker's message to the app. One that arrives while the app is closing is dropped
+    (:meth:`tui.searching.SearchingApp._on_message`): the widgets it would update may be gone."""
+
+
+class LibraryOpened(WorkerMessage):
     """The library is open; ``stale`` says whether the seed files changed since the last sync."""
 
     def __init__(self, library: Library, stale: bool, counts: dict[str, int],
@@ -40,7 +45,7 @@ class LibraryOpened(Message):
         self.collections, self.problems = collections, problems
 
 
-class SyncProgressed(Message):
+class SyncProgressed(WorkerMessage):
     """``done`` of ``total`` seed files read by the running sync."""
 
     def __init__(self, done: int, total: int) -> None:
@@ -51,7 +56,7 @@ class SyncProgressed(Message):
         return isinstance(message, SyncProgressed)
 
 
-class SyncFinished(Message):
+class SyncFinished(WorkerMessage):
     """A sync ended: its report and the new counts, or ``error`` (and no counts) if it failed."""
 
     def __init__(self, report: SyncReport | None, counts: dict[str, int],
@@ -60,11 +65,11 @@ class SyncFinished(Message):
         self.report, self.counts, self.collections, self.error = report, counts, collections, error
 
 
-class SeedsChanged(Message):
+class SeedsChanged(WorkerMessage):
     """The poll saw a seed file added, removed or changed."""
 
 
-class MarksChanged(Message):
+class MarksChanged(WorkerMessage):
     """The poll saw the marks file at ``version`` (:meth:`db.Library.marks_version`), not the
     one the app knew; ``counts`` are the status counts now."""
 
@@ -73,7 +78,7 @@ class MarksChanged(Message):
         self.version, self.counts = version, counts
 
 
-class PageLoaded(Message):
+class PageLoaded(WorkerMessage):
     """The answer to search request number ``request``: the window of hits at ``offset``.
 
     ``focus`` (a paper id or a row index, -1 = last) says where the cursor goes; ``fallback``
@@ -91,7 +96,7 @@ class PageLoaded(Message):
         drawn in the same frame as the table), or None: then the app loads it."""
 
 
-class NoNewPaper(Message):
+class NoNewPaper(WorkerMessage):
     """``n``/``N`` found no new paper after (``step`` 1) or before (-1) the cursor."""
 
     def __init__(self, request: int, step: int) -> None:
@@ -99,7 +104,7 @@ class NoNewPaper(Message):
         self.request, self.step = request, step
 
 
-class PaperLoaded(Message):
+class PaperLoaded(WorkerMessage):
     """The whole paper ``paper_id`` (``paper`` is None if it left the library meanwhile)."""
 
     def __init__(self, paper_id: str, paper: Paper | None) -> None:
@@ -107,7 +112,7 @@ class PaperLoaded(Message):
         self.paper_id, self.paper = paper_id, paper
 
 
-class MarksSaved(Message):
+class MarksSaved(WorkerMessage):
     """``done`` queued mark operations were written (the oldest ``done`` not yet reported).
 
     ``statuses`` is what the marks file holds, once they are written, for every paper they
@@ -126,7 +131,7 @@ class MarksSaved(Message):
         """Notes and tags changed by these steps (undos included): the rows must be read anew."""
 
 
-class Exported(Message):
+class Exported(WorkerMessage):
     """The papers of a query were written to ``path`` (``count`` of them), or ``error`` says
     why not (one line)."""
 
