@@ -34,6 +34,9 @@ INDEX_PAGE_SIZE = 16384
 #: a page of 200 hits reads ~200 scattered rows, which cost 0.67 ms through read() and SQLite's
 #: 2 MB page cache and 0.29 ms mapped (87,000 abstracts; median search 5.7 -> 4.7 ms). The map
 #: is the operating system's file cache, shared and reclaimable; 1 GiB covers ~400,000 papers.
+#: SQLite keeps each reader's map within its snapshot when another process shrinks the file
+#: (VACUUM); only a program other than SQLite cutting the file short under a reader could end
+#: it (SIGBUS), as for any mapped SQLite file. The marks file is never mapped.
 INDEX_MMAP_BYTES = 1 << 30
 
 # bm25 weights of the FTS columns (body, name, title, authors): a word in the method's name or
@@ -253,7 +256,7 @@ def _open_index(path: Path) -> sqlite3.Connection:
         if not has_tables:  # only a new file takes a page size (and not once in WAL mode)
             conn.execute(f"PRAGMA page_size={INDEX_PAGE_SIZE}")
         _configure(conn)
-        conn.execute(f"PRAGMA mmap_size={INDEX_MMAP_BYTES}")
+        conn.execute(f"PRAGMA main.mmap_size={INDEX_MMAP_BYTES}")
         if not has_tables:  # every statement is IF NOT EXISTS: two processes may race here
             conn.executescript(
                 f"BEGIN IMMEDIATE;{INDEX_DDL}PRAGMA user_version={INDEX_VERSION};COMMIT;")

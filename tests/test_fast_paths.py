@@ -656,3 +656,42 @@ def test_syncs_keep_the_papers_with_several_sources(seeds_copy, tmp_path):
         assert _multi(lib)[0] == _multi(lib)[1]
     # shipped: 3 papers in both files; + 3 repeated; then 1 of those; file B gone: 1 left
     assert counts == [3, 6, 4, 1]
+
+
+
+def test_a_mapped_index_survives_another_process_shrinking_it(seeds_copy, data_dir, tmp_path):
+    """Searches read the index through a memory map (``INDEX_MMAP_BYTES``); a page past the end
+    of a mapped file that shrank would end the process (SIGBUS). Another process that deletes
+    papers, VACUUMs the file smaller and rebuilds it goes through SQLite, which keeps every
+    reader's map within its snapshot: a child searching all along answers every search."""
+    Library([seeds_copy], data_dir).sync()
+    stop = tmp_path / "stop"
+    probe = (
+        "import sys\nfrom pathlib import Path\nfrom db import Library\n"
+        "from db.schema import INDEX_MMAP_BYTES\n"
+        "lib = Library([Path(sys.argv[1])], Path(sys.argv[2]))\n"
+        "assert lib._index().execute('PRAGMA main.mmap_size').fetchone()[0] == INDEX_MMAP_BYTES\n"
+        "print(lib.search('reinforcement learning').total, flush=True)\nn = 0\n"
+        "while not Path(sys.argv[3]).exists() or n < 50:\n"
+        "    lib.search(('graph', 'model*', 'wudi merging', 'a*')[n % 4]); n += 1\n"
+        "print(n)\n")
+    child = subprocess.Popen([sys.executable, "-c", probe, str(seeds_copy), str(data_dir),
+                              str(stop)], cwd=REPO, stdout=subprocess.PIPE, text=True)
+    try:
+        assert child.stdout.readline().strip() == "8"  # papers with both words: it searches
+        with Library([seeds_copy], data_dir) as lib:
+            conn = lib._index()
+            conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            index = data_dir / "index.sqlite"
+            before = index.stat().st_size
+            conn.execute("DELETE FROM papers WHERE rowid % 2 = 0")
+            db.sync.compact(conn)
+            conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            assert index.stat().st_size < before  # the file the child maps did shrink
+            assert lib.sync(force=True).papers == 35
+        stop.touch()
+        out, _ = child.communicate(timeout=60)
+    finally:
+        child.kill()
+    assert child.returncode == 0
+    assert int(out) >= 50
