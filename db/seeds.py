@@ -22,7 +22,11 @@ SEED_SUFFIXES = (".txt", ".json", ".jsonl", ".ndjson", ".csv", ".tsv", ".bib",
                  ".json.gz", ".jsonl.gz", ".ndjson.gz", ".csv.gz", ".tsv.gz")
 
 _YEAR_RE = re.compile(r"(?<!\d)((?:19|20)\d\d)(?!\d)")
-_PARAGRAPH_RE = re.compile(r"\n[ \t]*\n\s*")
+#: A blank line ends an abstract: a line with nothing but white space on it (spaces, tabs, NBSP,
+#: a form feed, U+2029...). Nothing else does: a form feed or a paragraph separator (U+2029)
+#: inside a line is a space between two words of the same abstract (PDF text has them mid-
+#: sentence: a page break, a line break converted badly).
+_PARAGRAPH_RE = re.compile(r"\n[^\S\n]*\n\s*")
 _MAX_HEADER = 160  # characters: a longer first paragraph is an abstract, not a header
 
 

@@ -13,6 +13,12 @@ from collections.abc import Callable, Iterator
 # C0 controls except TAB/LF, DEL, C1 controls, and the bidi overrides that can reorder a terminal
 # line. CR is handled before this (line endings), so a lone CR never survives either.
 _CONTROL_RE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+# The controls among them that are white space (str.isspace, str.split and the regex \s cut
+# words there): TAB, vertical tab, form feed, CR, the information separators FS GS RS US, NEL.
+# clean() makes each a space: dropped, they joined the words on either side ("graph\fneural"
+# indexed as "graphneural"). The other white space (NBSP and the other Zs, U+2028, U+2029) is
+# no control and is kept: every later step (str.split, \s) cuts words at it.
+_SPACE_CONTROL_RE = re.compile("[\t\x0b-\x0d\x1c-\x1f\x85]")
 
 
 class DecodeError(ValueError):
@@ -54,13 +60,15 @@ def _cp1252_or_latin1(data: bytes) -> str:
 
 
 def clean(text: str) -> str:
-    """Remove control and escape characters (keeps ``\\n`` and turns TAB into a space).
+    """Remove control and escape characters; keep ``\\n``, and turn the controls that are
+    white space (TAB, vertical tab, form feed, CR, FS/GS/RS/US, NEL) into a space, so that the
+    words on either side stay two words.
 
     ``ESC[2J`` becomes the harmless literal ``[2J``: the text survives, the terminal is safe.
     """
     if text.isprintable():  # no control, format (bidi) or tab character: the usual line, and
         return text  # one C loop instead of a regex scan (a sync cleans each abstract twice)
-    return _CONTROL_RE.sub("", text.replace("\t", " "))
+    return _CONTROL_RE.sub("", _SPACE_CONTROL_RE.sub(" ", text))
 
 
 def one_line(text: str) -> str:

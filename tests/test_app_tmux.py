@@ -127,6 +127,44 @@ def test_a_signal_quits_cleanly_and_keeps_the_mark(tmp_path: Path, signal_name: 
     assert [h["name"] for h in json.loads(listed.stdout)["hits"]] == ["PARM"]
 
 
+def _running(pid: int) -> bool:
+    """Whether process ``pid`` still runs (a zombie waiting for its parent does not)."""
+    state = subprocess.run(["ps", "-o", "stat=", "-p", str(pid)], capture_output=True,
+                           text=True, timeout=10, check=False).stdout.strip()
+    return bool(state) and not state.startswith("Z")
+
+
+@pytest.mark.parametrize("ascii_mode", [False, True], ids=["unicode", "ascii"])
+def test_the_browser_ends_when_its_tmux_server_is_killed(tmp_path: Path,
+                                                         ascii_mode: bool) -> None:
+    """``tmux kill-server`` (the terminal is gone, as when an SSH connection drops) with the
+    browser a child of the pane's shell: it is gone within seconds, not left running for
+    hours with no terminal, and the mark made before is on disk."""
+    seeds, data = shipped_copy(tmp_path), tmp_path / "data"
+    where = ["--seeds", str(seeds), "--data-dir", str(data)]
+    pid_file = tmp_path / "pid"
+    command = ["sh", "-c", f'echo $$ > {shlex.quote(str(pid_file))}; exec "$@"', "sh",
+               "env", "-u", "NO_COLOR", "TERM=xterm-256color", "LANG=C.UTF-8", *_papertray(),
+               *where, *(["--ascii"] if ascii_mode else [])]
+    terminal = Terminal(command)
+    try:
+        terminal.wait_for("1/35")
+        terminal.keys("t")
+        terminal.wait_for("> to-read 1" if ascii_mode else "» to-read 1")
+        pid = int(pid_file.read_text())
+    finally:
+        terminal.close()
+    end = time.monotonic() + 5.0
+    while _running(pid):
+        if time.monotonic() > end:
+            os.kill(pid, signal.SIGKILL)
+            raise AssertionError("papertray still ran 5 s after its tmux server was killed")
+        time.sleep(0.05)
+    listed = subprocess.run([*_papertray(), *where, "list", "--status", "to-read", "--json"],
+                            capture_output=True, text=True, timeout=30, check=True)
+    assert [h["name"] for h in json.loads(listed.stdout)["hits"]] == ["PARM"]
+
+
 def test_a_paste_with_an_escape_and_a_line_break_is_only_search_text(tmp_path: Path) -> None:
     """A bracketed paste of ``model ESC[2J x⏎rrr ttt`` into the search bar (tmux paste-buffer
     -p, as a terminal sends it): the query is that text on one line without the ESC, the search

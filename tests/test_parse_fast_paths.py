@@ -19,6 +19,7 @@ from db import derive
 from db.seeds import Entry, SeedError, is_english_word, parse_file
 from db.text import (
     WORD_RE,
+    clean,
     fold,
     iter_sentences,
     normalize,
@@ -64,6 +65,18 @@ def plain_terms(text: str) -> set[str]:
     return {w if w.isascii() else fold(w) for w in words if "_" not in w}
 
 
+def plain_clean(text: str) -> str:
+    """Controls that are white space (but the line break) become a space; other controls and
+    the bidi overrides go."""
+    def kept(ch: str) -> str:
+        if ch == "\n":
+            return ch
+        if unicodedata.category(ch) == "Cc":
+            return " " if ch.isspace() else ""
+        return "" if "\u202a" <= ch <= "\u202e" or "\u2066" <= ch <= "\u2069" else ch
+    return "".join(map(kept, text))
+
+
 def plain_normalize(text: str) -> str:
     return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
 
@@ -98,11 +111,13 @@ ODD_TEXTS = [
     "Naïve café—über_cool Straße ﬁne K\u212a x\u2028y 基于BERT的模型 a\u00a0b “quoted” ß.",
     "  leading and  double  spaces\tand tabs\nand lines  ",
     "é", " é ", "a  é", "x\u3000y", "",
+    "graph\fneural\vnet\x85for\x1egraphs\u2029and\u2028trees\u2009now \x1b[2J\x07",
 ]
 _TEXT_CHARS = st.sampled_from(
     ["a", "B", "x", "7", " ", "  ", ".", "!", "?", "\"", "'", "(", ")", "[", "]", "-", "_", "*",
      "$", "\\", ",", "é", "É", "—", "’", "中", "\u00a0", "\u3000", "ﬁ", "ß", "K\u212a",
-     "propose", "Named", "called", "e.g", "et al", "Fig", "X2", "PARM", "dub"])
+     "propose", "Named", "called", "e.g", "et al", "Fig", "X2", "PARM", "dub",
+     "\f", "\v", "\r", "\x85", "\x1e", "\u2028", "\u2029", "\u2009", "\x1b", "\x07", "\u202e"])
 
 
 def _abstracts() -> list[str]:
@@ -119,6 +134,7 @@ def _abstracts() -> list[str]:
 
 
 def _check_text(text: str) -> None:
+    assert clean(text) == plain_clean(text)
     assert list(iter_sentences(text)) == list(plain_sentences(text))
     assert search_form(text) == plain_search_form(text)
     assert db.sync.terms_of(text) == plain_terms(text)

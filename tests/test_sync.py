@@ -403,14 +403,15 @@ def test_vocabulary_words_of_ascii_text_are_the_regex_words(text):
 
 @settings(max_examples=500, deadline=None)
 @given(st.text(alphabet=st.sampled_from(
-    ["a", " ", "\t", "\n", "\x1b", "\x7f", "\x85", "\xa0", "\u202e", "\u2067", "\u200b", "é",
-     "中", "\ufeff", "\U0001f600"]), max_size=30))
+    ["a", " ", "\t", "\n", "\x0b", "\x0c", "\x1e", "\x1b", "\x7f", "\x85", "\xa0", "\u202e",
+     "\u2067", "\u200b", "é", "中", "\ufeff", "\U0001f600"]), max_size=30))
 def test_clean_skips_printable_text_and_removes_the_rest_as_before(text):
     """clean() returns text that str.isprintable() passes as it is: every character the
-    control regex removes (C0, DEL, C1, bidi overrides) and TAB are non-printable."""
-    from db.text import _CONTROL_RE, clean
+    control regex removes (C0, DEL, C1, bidi overrides) and the white space controls it makes
+    spaces (TAB, form feed, vertical tab, NEL...) are non-printable."""
+    from db.text import _CONTROL_RE, _SPACE_CONTROL_RE, clean
 
-    assert clean(text) == _CONTROL_RE.sub("", text.replace("\t", " "))
+    assert clean(text) == _CONTROL_RE.sub("", _SPACE_CONTROL_RE.sub(" ", text))
 
 
 @settings(max_examples=500, deadline=None)

@@ -11,13 +11,31 @@ to-read with the replayed ``rrr ttt``.
 the paste brackets, so the parser sees a paste with no escape sequence in it and posts a single
 :class:`textual.events.Paste`; :class:`PasteSafeDriver` is Textual's Linux driver with the guard
 in its input loop. The app cleans the pasted text itself (one line, no control characters).
+
+Terminal output and a terminal that goes away: a dropped SSH connection, a closed window or a
+killed tmux hangs the terminal up. Its reads then return nothing (or EIO) and its writes fail
+with EIO. Textual 8.2's driver kept reading (a loop at full speed on the empty reads), its
+writer thread died at the first failed write, and the app's thread then blocked for ever on the
+writer's full queue (30 writes later), in the event loop's own thread, so SIGTERM and SIGHUP
+were never handled: only SIGKILL ended it. The kernel also sends SIGCONT with the hang-up, and
+Textual's driver answered any SIGCONT by setting up the terminal again (a second input loop
+and writer thread), suspended before or not. :class:`PasteSafeDriver` (the driver the browser
+uses on Linux and macOS) ends its input loop and asks the app to exit when the input ends,
+writes through a :class:`TerminalOutput` that drops everything after the first failed write
+(and asks the app to exit too), and resumes at SIGCONT only after a suspension. The app's exit
+then runs as at ``q``: queued marks are written, the library closed; nothing is written to
+the dead terminal.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import selectors
+import threading
 from codecs import getincrementaldecoder
+from collections.abc import Callable
+from typing import IO
 
 from textual.driver import Driver
 
@@ -97,6 +115,45 @@ def _without_esc(text: str) -> str:
     return text.replace(_ESC, "")
 
 
+class TerminalOutput:
+    """The terminal's output stream (``sys.__stderr__`` for Textual) for a terminal that may
+    go away: the first ``write`` or ``flush`` that fails (``OSError``: EIO once the terminal is
+    hung up, EPIPE; ``ValueError``: the stream was closed) calls ``on_gone`` (once, in the
+    writing thread) and every later write is dropped, so Textual's writer thread keeps
+    draining its queue (a full queue would block the app's thread) and nothing more reaches
+    the dead terminal. Anything else (``fileno``, ``isatty``...) is the stream's own.
+    """
+
+    def __init__(self, stream: IO[str], on_gone: Callable[[], None]) -> None:
+        self._stream = stream
+        self._on_gone = on_gone
+        #: True once a write or flush has failed: the terminal is gone for good.
+        self.gone = False
+
+    def write(self, text: str) -> int:
+        """Write ``text``; returns its length in characters, written or dropped."""
+        if not self.gone:
+            try:
+                self._stream.write(text)
+            except (OSError, ValueError):
+                self._lost()
+        return len(text)
+
+    def flush(self) -> None:
+        if not self.gone:
+            try:
+                self._stream.flush()
+            except (OSError, ValueError):
+                self._lost()
+
+    def _lost(self) -> None:
+        self.gone = True
+        self._on_gone()
+
+    def __getattr__(self, name: str):
+        return getattr(self._stream, name)
+
+
 def paste_safe(driver_class: type[Driver]) -> type[Driver]:
     """The driver to use instead of ``driver_class``: :class:`PasteSafeDriver` in place of
     Textual's Linux driver, ``driver_class`` itself otherwise (Windows, web, a driver named in
@@ -116,11 +173,46 @@ else:
 
     class PasteSafeDriver(_LinuxDriver):
         """Textual's Linux driver whose input loop passes what it reads through a
-        :class:`PasteGuard` before parsing it.
+        :class:`PasteGuard` before parsing it, and that lets the app exit when its terminal
+        goes away (see the module's notes): the input ends (a read returns no bytes or
+        fails), or a write fails. A SIGCONT resumes only a driver that was suspended.
 
         ``run_input_thread`` follows Textual 8.2's (pinned in pyproject.toml) line for line, with
-        the guard added; recheck it when the pin moves.
+        the guard and the end of input added; recheck it when the pin moves.
         """
+
+        def __init__(self, *args, **kwargs) -> None:
+            super().__init__(*args, **kwargs)
+            self._file = TerminalOutput(self._file, self._terminal_gone)
+            self._gone = threading.Event()
+            self._suspended = False
+
+        @property
+        def terminal_gone(self) -> bool:
+            """True once the terminal went away (its input ended or a write to it failed)."""
+            return self._gone.is_set()
+
+        def _terminal_gone(self) -> None:
+            """Ask the app to exit, once, from any thread: the terminal went away."""
+            if self._gone.is_set():
+                return
+            self._gone.set()
+            with contextlib.suppress(RuntimeError):  # a closed loop: the app has ended
+                self._loop.call_soon_threadsafe(self._app.exit)
+
+        def suspend_application_mode(self) -> None:
+            self._suspended = True
+            super().suspend_application_mode()
+
+        def resume_application_mode(self) -> None:
+            self._suspended = False
+            super().resume_application_mode()
+
+        def _sigcont_application(self, *_args) -> None:
+            """SIGCONT: resume only after a suspension (SIGTSTP, ``ctrl+z``), never on a dead
+            terminal. The kernel sends SIGCONT with every hang-up."""
+            if self._suspended and not self.terminal_gone:
+                super()._sigcont_application()
 
         def run_input_thread(self) -> None:
             """Wait for input and post the events parsed from it."""
@@ -133,23 +225,32 @@ else:
             decode = getincrementaldecoder("utf-8")(errors="replace").decode
 
             def process(ready: list[tuple[selectors.SelectorKey, int]],
-                        final: bool = False) -> None:
+                        final: bool = False) -> bool:
+                """Read and post what is ready; False once the input has ended."""
                 for number, (_key, mask) in enumerate(ready, 1):
                     if mask & selectors.EVENT_READ:
-                        data = decode(os.read(self.fileno, 1024 * 4),
-                                      final=final and number == len(ready))
-                        if not data:  # stdin is a pipe that was closed
-                            break
+                        try:
+                            raw = os.read(self.fileno, 1024 * 4)
+                        except BlockingIOError:
+                            continue
+                        except OSError:  # EIO: the terminal was hung up
+                            raw = b""
+                        if not raw:  # the terminal is gone (or stdin was a closed pipe)
+                            self._terminal_gone()
+                            return False
+                        data = decode(raw, final=final and number == len(ready))
                         safe = guard.feed(data)
                         if safe:  # feed("") would tell the parser the input ended
                             for event in parser.feed(safe):
                                 self.process_message(event)
                 for event in parser.tick():
                     self.process_message(event)
+                return True
 
             try:
                 while not self.exit_event.is_set():
-                    process(selector.select(0.1))
+                    if not process(selector.select(0.1)):
+                        return  # no more input will ever come: no loop on empty reads
                 selector.unregister(self.fileno)
                 process(selector.select(0.1), final=True)
             finally:
