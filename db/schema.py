@@ -17,7 +17,7 @@ from db.models import LibraryError
 from db.paths import DataPaths, private_file
 
 #: Bump when the index's tables change; an index of another version is rebuilt from the seeds.
-INDEX_VERSION = 10  # 4: papers.body, the FTS column that splits CJK text (db.text.split_cjk)
+INDEX_VERSION = 11  # 4: papers.body, the FTS column that splits CJK text (db.text.split_cjk)
 #                    5: papers.abstract_source NULL when it equals papers.abstract
 #                    6: papers.authors/year/venue, sources.meta, the FTS column authors
 #                    7: the index papers_collection (a JSON file holds many venues)
@@ -26,6 +26,8 @@ INDEX_VERSION = 10  # 4: papers.body, the FTS column that splits CJK text (db.te
 #                       papers.id unique by a named index (a bulk load builds it afterwards)
 #                    9: soft hyphens joined in the indexed text (db.text.repair_hyphenation)
 #                   10: the table multi_sources (a hit's sources are read for those alone)
+#                   11: white-space controls (form feed, vertical tab, NEL...) cut words
+#                       (db.text.clean): an older index has the words on either side joined
 BUSY_TIMEOUT_MS = 10_000
 #: Bytes per page of the index. An abstract row is ~1.3 kB: 4 kB pages left a fifth of each
 #: ``papers`` page empty (10,000 abstracts: 3.1 of 16.5 MiB, dbstat), 16 kB pages a twentieth.
@@ -165,8 +167,9 @@ def connect(paths: DataPaths, quiet_missing: bool = False
     """Open both files; returns ``(index, marks, notices)``. Both are in autocommit mode.
 
     ``index`` has the marks file attached as ``m`` (for reads that join statuses); ``marks``
-    is a connection to the marks file alone, for writes. A damaged or outdated index is moved
-    aside (``index.sqlite.broken-<time>``) and recreated empty, with a notice. A marks file that
+    is a connection to the marks file alone, for writes. A damaged index is moved aside
+    (``index.sqlite.broken-<time>``) and recreated empty, with a notice; an index of another
+    format (an older papertray's) is deleted and recreated, with a notice. A marks file that
     cannot be read raises :class:`LibraryError` and is left untouched. ``quiet_missing``: the
     caller itself just moved a damaged index away, so a missing index is no news.
     """
@@ -184,6 +187,12 @@ def connect(paths: DataPaths, quiet_missing: bool = False
     try:
         if not _looks_like_sqlite(paths.index):
             raise sqlite3.DatabaseError("file is not a database")
+        index = _open_index(paths.index)
+    except _OtherFormat as exc:  # a cache of another version: nothing in it to keep
+        for suffix in ("", "-wal", "-shm"):
+            Path(f"{paths.index}{suffix}").unlink(missing_ok=True)
+        notices.append(f"the index was made by another version of papertray (index format "
+                       f"{exc.version}, this one uses {INDEX_VERSION}); rebuilding it")
         index = _open_index(paths.index)
     except sqlite3.DatabaseError as exc:
         moved = _move_aside(paths.index)
@@ -241,6 +250,14 @@ def _configure(conn: sqlite3.Connection) -> None:
     conn.execute("PRAGMA synchronous=NORMAL")
 
 
+class _OtherFormat(sqlite3.DatabaseError):
+    """A sound index written by a papertray of another index format (``version``)."""
+
+    def __init__(self, version: int) -> None:
+        super().__init__(f"index format {version}, expected {INDEX_VERSION}")
+        self.version = version
+
+
 def _open_index(path: Path) -> sqlite3.Connection:
     private_file(path)
     conn = _connect(path)
@@ -248,7 +265,7 @@ def _open_index(path: Path) -> sqlite3.Connection:
         version = conn.execute("PRAGMA user_version").fetchone()[0]
         has_tables = conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
         if has_tables and version != INDEX_VERSION:
-            raise sqlite3.DatabaseError(f"index format {version}, expected {INDEX_VERSION}")
+            raise _OtherFormat(version)
         if not has_tables:  # only a new file takes a page size (and not once in WAL mode)
             conn.execute(f"PRAGMA page_size={INDEX_PAGE_SIZE}")
         _configure(conn)

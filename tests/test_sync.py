@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 import db.parsing
 import db.sync
 from db import Library
+from db.schema import INDEX_VERSION
 from tests.db_support import FILE_A, FILE_B, all_hits, ids
 
 
@@ -271,8 +272,12 @@ def test_index_of_another_version_is_rebuilt(seeds_copy, data_dir):
     with Library([seeds_copy], data_dir) as lib:
         report = lib.sync()
         assert _counts(report) == (35, 35, 0, 0)
-        assert "index format 1" in report.notices[0]
+        assert report.notices == [
+            "the index was made by another version of papertray (index format 1, this one "
+            f"uses {INDEX_VERSION}); rebuilding it"]
         assert lib.fts_ok()
+    assert [p.name for p in data_dir.iterdir() if "index" in p.name] == ["index.sqlite"]
+    # (no copy of the old one kept: it is a cache)
 
 
 def test_two_libraries_on_one_data_dir_agree(seeds_copy, data_dir):
