@@ -2,6 +2,22 @@
 
 Enter or ctrl+s saves (the screen is dismissed with the text), Esc cancels (dismissed with None).
 The paper's label is shown as plain text, never as markup.
+
+Keys come in bursts over SSH: ``a``, the note, Enter and the next key may all arrive before
+the screen has handled the first. The prompt acts on its keys in the order they were typed,
+whatever their timing:
+
+* Enter, ctrl+s and Esc are priority bindings: they act as the key reaches the app. As the
+  input's own binding (Enter) or the screen's (Esc) they acted only once the key had gone
+  through the input and bubbled back up to the app, and by then a key typed after it had
+  been sent to the prompt as well: Enter then Esc dismissed the screen twice (Textual's
+  ``ScreenStackError``, which ended the app).
+* The text saved is the input's value once the input has handled every key typed before
+  Enter (the input is a :class:`~tui.widgets.search.QueryInput`, which edits in key order).
+* While the prompt opens (its input not focused yet) and once it is answered, it
+  :attr:`~TextPrompt.holds_keys`: the app holds the keys that arrive
+  (``tui.searching.SearchingApp.on_event``) and posts them again when the prompt posts
+  :class:`KeysWelcome`, so each key acts on the screen on top once the keys before it acted.
 """
 
 from __future__ import annotations
@@ -9,22 +25,33 @@ from __future__ import annotations
 from typing import ClassVar
 
 from rich.text import Text
-from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
+from textual.events import DescendantFocus
+from textual.message import Message
 from textual.screen import ModalScreen
-from textual.widgets import Input, Static
+from textual.widgets import Static
 
 from db.text import one_line
+from tui.widgets.search import QueryInput
+
+
+class KeysWelcome(Message):
+    """Posted to the app when a prompt that held keys (:attr:`TextPrompt.holds_keys`) has
+    opened or closed: the keys held meanwhile may go on."""
 
 
 class TextPrompt(ModalScreen[str | None]):
     """Ask for one line of text about a paper: ``title`` above, ``hint`` below the field."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "cancel", "cancel", id="prompt.cancel", tooltip="Close, saving nothing"),
-        Binding("ctrl+s", "save", "save", id="prompt.save", tooltip="Save and close"),
+        Binding("escape", "cancel", "cancel", priority=True, id="prompt.cancel",
+                tooltip="Close, saving nothing"),
+        Binding("enter", "save", "save", show=False, priority=True, id="prompt.save-enter",
+                tooltip="Save and close"),
+        Binding("ctrl+s", "save", "save", priority=True, id="prompt.save",
+                tooltip="Save and close"),
     ]
 
     def __init__(self, title: str, label: str, value: str, hint: str,
@@ -32,29 +59,56 @@ class TextPrompt(ModalScreen[str | None]):
         super().__init__()
         self.title_text, self.label, self.value, self.hint = title, label, value, hint
         self.placeholder = placeholder
+        # Not ``_closing``: that is Textual's own flag of a message pump shutting down (set
+        # here, it made the screen drop the Prune that removes it, and popping it hung).
+        self._input_ready = False  # the input has had the focus
+        self._answered = False  # Enter, ctrl+s or Esc was pressed
 
     def compose(self) -> ComposeResult:
         with Vertical(id="prompt-box"):
             heading = Text(self.title_text + " ", style="bold", end="")
             heading.append(one_line(self.label), "italic")
             yield Static(heading, id="prompt-title")
-            yield Input(self.value, placeholder=self.placeholder, id="prompt-input",
-                        select_on_focus=False)
+            yield QueryInput(self.value, placeholder=self.placeholder, id="prompt-input",
+                             select_on_focus=False)
             yield Static(Text(self.hint, end=""), id="prompt-hint")
 
     @property
-    def input(self) -> Input:
+    def input(self) -> QueryInput:
         """The text field."""
-        return self.query_one("#prompt-input", Input)
+        return self.query_one("#prompt-input", QueryInput)
+
+    @property
+    def holds_keys(self) -> bool:
+        """Whether a key that arrives now must wait: the input has no focus yet (the key is
+        for it), or the prompt was answered (the key is for the screen below)."""
+        return self._answered or not self._input_ready
 
     def on_mount(self) -> None:
         self.input.focus()
 
-    @on(Input.Submitted)
+    def on_descendant_focus(self, event: DescendantFocus) -> None:
+        if not self._input_ready and event.widget is self.input:
+            self._input_ready = True
+            self.app.post_message(KeysWelcome())
+
     def action_save(self) -> None:
-        """Close, giving back the text."""
-        self.dismiss(self.input.value)
+        """Close, giving back the text (once every key typed before is in it)."""
+        self._answer(save=True)
 
     def action_cancel(self) -> None:
         """Close, giving back None (nothing is saved)."""
-        self.dismiss(None)
+        self._answer(save=False)
+
+    def _answer(self, save: bool) -> None:
+        if self._answered:
+            return
+        self._answered = True
+        self.input.call_later(self._dismiss, save)  # after the keys the input has yet to handle
+
+    def _dismiss(self, save: bool) -> None:
+        """Dismiss the prompt (not awaited: it is taken down after this callback) and let the
+        keys held meanwhile go on, to the screen below."""
+        if self.app.screen is self:
+            self.dismiss(self.input.value if save else None)
+        self.app.post_message(KeysWelcome())

@@ -23,6 +23,7 @@ from textual.widgets import DataTable
 from db.models import Paper, SearchResult
 from db.text import one_line
 from tui.display import said
+from tui.editors import KeysWelcome, TextPrompt
 from tui.widgets import (
     AbstractPanel,
     KeysFooter,
@@ -456,10 +457,18 @@ class SearchingApp(LibraryWorkers, App[None]):
         await super().on_event(event)
 
     def _holding_keys(self) -> bool:
+        screen = self.screen_stack[-1] if self.screen_stack else None
+        if isinstance(screen, TextPrompt) and screen.holds_keys:
+            return True  # it opens or closes: a key is for its input, or for the screen below
         if self.lib is None or self.focused is not self.table:
             return False
         return (self._awaiting_input or self._search_pending or self._undo_pending
                 or self.table.moving)
+
+    @on(KeysWelcome)
+    def _keys_welcome(self) -> None:
+        if not self._replaying and self._held_keys and not self._holding_keys():
+            self._release_keys()
 
     def _release_keys(self) -> None:
         """Post the held keys again, in order (:meth:`on_event` handles or holds them anew)."""

@@ -1,0 +1,107 @@
+"""The note (``a``) and tag (``#``) editors under bursts of keys, as they come over SSH.
+
+Enter then Esc (or Enter twice) in one burst used to dismiss the editor twice: Textual's
+``ScreenStackError`` ended the app. Whatever the keys, the app must stay up, the text typed
+before Enter must be saved exactly once, and each key after it must act on the screen that is
+on top by then. Every case checks the marks file through :class:`db.Library`: its undo history
+holds the steps made, in order, and nothing more.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from db import Library
+from tests.tui_support import burst, settle, shipped_app, type_text, wait_for
+from tui.app import PapertrayApp
+from tui.editors import TextPrompt
+
+PARM = "0412d482992496cb"  # the first paper of the shipped seeds (the cursor's at start)
+EDITORS = {"a": "note", "number_sign": "tag"}
+#: The two keys of each burst, and whether the text typed before them is saved.
+BURSTS = [(("enter", "escape"), True), (("enter", "enter"), True),
+          (("escape", "enter"), False)]
+
+
+def _undo_steps(library: Library) -> list[list[tuple[str, str, str]]]:
+    """Undo every step in the marks file, newest first: each as ``(kind, old, new)`` tuples."""
+    steps = []
+    while changes := library.undo():
+        steps.append(sorted((c.kind, c.old, c.new) for c in changes))
+        assert len(steps) < 10, "undo never ran out"
+    return steps
+
+
+def _expected_steps(kind: str, saved: bool) -> list[list[tuple[str, str, str]]]:
+    """The steps a burst leaves, newest first: the mark ``t`` made, then the note or tags."""
+    steps = [[("mark", "to-read", "new")]]  # undoing the mark puts back new
+    if saved and kind == "note":
+        steps.append([("note", "moe rl", "")])
+    elif saved:
+        steps.append([("tag", "moe", ""), ("tag", "rl", "")])  # undo takes both tags off
+    return steps
+
+
+async def _check_after(app: PapertrayApp, seeds: Path, data: Path, kind: str,
+                       saved: bool) -> None:
+    assert app.is_running and app.screen is app.main_screen
+    assert app.focused is app.table
+    assert app.table.current_id != PARM  # "t" marked PARM and went on to the next paper
+    with Library([seeds], data) as library:
+        paper = library.get(PARM)
+        assert paper.status == "to-read"
+        assert paper.note == ("moe rl" if saved and kind == "note" else "")
+        assert list(paper.tags) == (["moe", "rl"] if saved and kind == "tag" else [])
+        assert _undo_steps(library) == _expected_steps(kind, saved)
+
+
+@pytest.mark.parametrize(("keys", "saved"), BURSTS, ids=["-".join(k) for k, _ in BURSTS])
+@pytest.mark.parametrize("editor", sorted(EDITORS))
+async def test_two_keys_in_one_burst_close_the_open_editor_once(
+        tmp_path: Path, editor: str, keys: tuple[str, str], saved: bool) -> None:
+    """The editor is open with text typed; its closing key and another come in one burst,
+    and the next key (``t``) marks the paper on the main screen."""
+    app, seeds, data = shipped_app(tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await pilot.press(editor)
+        await wait_for(pilot, lambda: isinstance(app.screen, TextPrompt)
+                       and not app.screen.holds_keys, "the editor to open")
+        await type_text(pilot, "moe rl")
+        await wait_for(pilot, lambda: app.screen.input.value == "moe rl", "the text typed")
+        burst(app, keys)
+        await settle(pilot)
+        assert app.is_running and app.screen is app.main_screen
+        await pilot.press("t")
+        await settle(pilot)
+        await _check_after(app, seeds, data, EDITORS[editor], saved)
+
+
+@pytest.mark.parametrize(("keys", "saved"), BURSTS, ids=["-".join(k) for k, _ in BURSTS])
+@pytest.mark.parametrize("editor", sorted(EDITORS))
+async def test_opening_typing_closing_and_marking_in_one_burst(
+        tmp_path: Path, editor: str, keys: tuple[str, str], saved: bool) -> None:
+    """The key that opens the editor, the text, two closing keys and ``t`` all arrive before
+    the editor has even opened: the text still goes into the editor and ``t`` to the table."""
+    app, seeds, data = shipped_app(tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        burst(app, [editor, *"moe", "space", *"rl", *keys, "t"])
+        await settle(pilot)
+        await _check_after(app, seeds, data, EDITORS[editor], saved)
+
+
+async def test_editing_keys_in_a_burst_act_before_enter_saves(tmp_path: Path) -> None:
+    """Keys act in the order typed: ``moex``, Backspace, Left, ``r``, Enter saves ``more``
+    (Backspace and Left are the input's bindings, which Textual would run only once the key
+    had bubbled back up to the app, after Enter had read the text)."""
+    app, seeds, data = shipped_app(tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        burst(app, ["a", *"moex", "backspace", "left", "r", "enter", "escape", "j"])
+        await settle(pilot)
+        assert app.screen is app.main_screen and app.table.current_id != PARM
+        with Library([seeds], data) as library:
+            assert library.get(PARM).note == "more"
