@@ -105,3 +105,29 @@ async def test_editing_keys_in_a_burst_act_before_enter_saves(tmp_path: Path) ->
         assert app.screen is app.main_screen and app.table.current_id != PARM
         with Library([seeds], data) as library:
             assert library.get(PARM).note == "more"
+
+
+async def test_an_editor_opened_right_after_a_save_shows_what_was_saved(tmp_path: Path) -> None:
+    """``a`` typed right after Enter saved a note opens the editor on that note, and ``#``
+    right after tags were saved shows them as the paper's tags: the key waits until the note
+    is written and the paper read anew (it used to open on the note before, and saving that
+    again would have put the old note back)."""
+    app, seeds, data = shipped_app(tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        burst(app, ["a", *"moe", "enter", "a"])
+        await wait_for(pilot, lambda: isinstance(app.screen, TextPrompt)
+                       and not app.screen.holds_keys, "the editor to open again")
+        assert app.screen.input.value == "moe"
+        burst(app, ["space", *"rl", "enter", "number_sign", *"moe", "enter", "number_sign"])
+        await wait_for(pilot, lambda: isinstance(app.screen, TextPrompt)
+                       and not app.screen.holds_keys and app.screen.title_text == "Tags for",
+                       "the tag editor to open again")
+        hint = str(app.screen.query_one("#prompt-hint").render())
+        assert hint.startswith("now: #moe ")
+        await pilot.press("escape")
+        await settle(pilot)
+    with Library([seeds], data) as library:
+        assert library.get(PARM).note == "moe rl"
+        assert _undo_steps(library) == [[("tag", "moe", "")], [("note", "moe rl", "moe")],
+                                        [("note", "moe", "")]]

@@ -321,16 +321,18 @@ class PapertrayApp(ReaderTools, SearchingApp):
     # -- marks -------------------------------------------------------------------------------
     # A mark is shown at once (the row, the panel, the counts) and written by a worker; each
     # MarksSaved then shows what the marks file holds for the papers it touched. An undo is not
-    # predicted (the history is on disk and shared with other windows): keys for the table wait
-    # until its answer is shown (``_holding_keys``), so a mark after it toggles the true status.
+    # predicted (the history is on disk and shared with other windows), nor are a note and tags
+    # (the rows and the paper are read anew once written): keys for the table wait until the
+    # answer is shown (``_holding_keys``), so a mark after an undo toggles the true status, and
+    # ``a`` right after a note was saved edits that note, not the one before it.
     @property
     def _marks_pending(self) -> int:
         """Marking steps queued or being written."""
         return len(self._unsaved)
 
     @property
-    def _undo_pending(self) -> bool:
-        return any(op.kind == "undo" for op in self._unsaved)
+    def _unpredicted_pending(self) -> bool:
+        return any(op.kind in ("undo", "note", "tag") for op in self._unsaved)
 
     def _predicted(self) -> dict[str, str]:
         """Paper id → the status its unsaved marks will give it."""
@@ -402,7 +404,10 @@ class PapertrayApp(ReaderTools, SearchingApp):
             self._show_counts(message.counts)
             if self._reread_rows:  # a note or tags changed: read the rows and the paper anew
                 self._reread_rows = False
-                self._search(focus=FOLLOW_CURSOR, offset=self.table.window_offset)
+                # the cursor paper by its id: read with the rows, it is in the panel by the time
+                # the keys held meanwhile go on (a key "a" edits the note just written)
+                self._search(focus=self.table.current_id or FOLLOW_CURSOR,
+                             offset=self.table.window_offset)
         self._marks_version = message.version  # our own writes are not "another window's"
         for error in message.errors:
             self.notify(f"mark not saved: {one_line(error)}", severity="error", markup=False)

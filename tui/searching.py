@@ -61,7 +61,8 @@ class SearchingApp(LibraryWorkers, App[None]):
 
     debounce_seconds: float
     _syncing = False  # the subclass says when a sync runs
-    _undo_pending = False  # ... and when an undo is on its way to the marks file
+    # ... and when a step only the marks file can answer (an undo, a note, tags) is on its way
+    _unpredicted_pending = False
 
     def _init_search(self) -> None:
         self.status_filter = "all"
@@ -462,7 +463,7 @@ class SearchingApp(LibraryWorkers, App[None]):
             return True  # it opens or closes: a key is for its input, or for the screen below
         if self.lib is None or self.focused is not self.table:
             return False
-        return (self._awaiting_input or self._search_pending or self._undo_pending
+        return (self._awaiting_input or self._search_pending or self._unpredicted_pending
                 or self.table.moving)
 
     @on(KeysWelcome)
