@@ -16,7 +16,6 @@ import select
 import signal
 import struct
 import subprocess
-import sys
 import termios
 import threading
 import time
@@ -24,19 +23,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.tui_support import shipped_copy
+from tests.tui_support import papertray_command, shipped_copy
 
 DEADLINE_S = 20.0
 #: The end must come this soon after the terminal went away (a hung browser never ends).
 EXIT_S = 5.0
-
-
-def _papertray() -> list[str]:
-    """The console script next to this Python, else the CLI's entry point through it."""
-    script = Path(sys.executable).with_name("papertray")
-    if script.exists():
-        return [str(script)]
-    return [sys.executable, "-c", "from tui.cli import main; main()"]
 
 
 class PtyBrowser:
@@ -58,7 +49,7 @@ class PtyBrowser:
             fcntl.ioctl(0, termios.TIOCSCTTY, 0)
 
         self.process = subprocess.Popen(
-            [*_papertray(), *self.where, "--ascii"], stdin=slave, stdout=slave, stderr=slave,
+            [*papertray_command(), *self.where, "--ascii"], stdin=slave, stdout=slave, stderr=slave,
             env=environment, start_new_session=True,
             preexec_fn=take_terminal if controlling else None)
         os.close(slave)
@@ -108,7 +99,7 @@ class PtyBrowser:
 
     def to_read(self) -> list[str]:
         """The names of the papers marked to-read, read from disk by the command line."""
-        listed = subprocess.run([*_papertray(), *self.where, "list", "--status", "to-read",
+        listed = subprocess.run([*papertray_command(), *self.where, "list", "--status", "to-read",
                                  "--json"], capture_output=True, text=True, timeout=30,
                                 check=True)
         return [hit["name"] for hit in json.loads(listed.stdout)["hits"]]

@@ -14,7 +14,6 @@ import shlex
 import shutil
 import signal
 import subprocess
-import sys
 import time
 import uuid
 from pathlib import Path
@@ -22,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from db import Library
-from tests.tui_support import shipped_copy
+from tests.tui_support import papertray_command, shipped_copy
 
 TMUX = shutil.which("tmux")
 DEADLINE_S = 20.0
@@ -30,14 +29,6 @@ DEADLINE_S = 20.0
 pytestmark = pytest.mark.skipif(
     TMUX is None, reason="tmux is not installed: the end-to-end test drives the real command in "
     "tmux (.ci/run installs it)")
-
-
-def _papertray() -> list[str]:
-    """The console script next to this Python, else the CLI's entry point through it."""
-    script = Path(sys.executable).with_name("papertray")
-    if script.exists():
-        return [str(script)]
-    return [sys.executable, "-c", "from tui.cli import main; main()"]
 
 
 class Terminal:
@@ -82,7 +73,7 @@ def test_type_mark_quit_and_the_mark_is_on_disk(tmp_path: Path) -> None:
     where = ["--seeds", str(seeds), "--data-dir", str(data)]
     environment = ["env", "-u", "NO_COLOR", "-u", "LC_ALL", "-u", "LC_CTYPE",
                    "TERM=xterm-256color", "LANG=C.UTF-8"]  # Unicode marks, whatever CI has
-    terminal = Terminal([*environment, *_papertray(), *where])
+    terminal = Terminal([*environment, *papertray_command(), *where])
     try:
         terminal.wait_for("1/35")
         terminal.keys("/")
@@ -97,7 +88,7 @@ def test_type_mark_quit_and_the_mark_is_on_disk(tmp_path: Path) -> None:
     finally:
         terminal.close()
 
-    listed = subprocess.run([*_papertray(), *where, "list", "--status", "to-read", "--json"],
+    listed = subprocess.run([*papertray_command(), *where, "list", "--status", "to-read", "--json"],
                             capture_output=True, text=True, timeout=30, check=True)
     hits = json.loads(listed.stdout)["hits"]
     assert [(h["name"], h["status"]) for h in hits] == [("WUDI-Merging", "to-read")]
@@ -111,7 +102,7 @@ def test_a_signal_quits_cleanly_and_keeps_the_mark(tmp_path: Path, signal_name: 
     where = ["--seeds", str(seeds), "--data-dir", str(data)]
     pid_file = tmp_path / "pid"
     command = ["sh", "-c", f'echo $$ > {shlex.quote(str(pid_file))}; exec "$@"', "sh",
-               "env", "TERM=xterm-256color", "LANG=C.UTF-8", *_papertray(), *where]
+               "env", "TERM=xterm-256color", "LANG=C.UTF-8", *papertray_command(), *where]
     terminal = Terminal(command)
     try:
         terminal.wait_for("1/35")
@@ -122,7 +113,7 @@ def test_a_signal_quits_cleanly_and_keeps_the_mark(tmp_path: Path, signal_name: 
         assert "1/35" not in screen  # the alternate screen is gone: the terminal is restored
     finally:
         terminal.close()
-    listed = subprocess.run([*_papertray(), *where, "list", "--status", "to-read", "--json"],
+    listed = subprocess.run([*papertray_command(), *where, "list", "--status", "to-read", "--json"],
                             capture_output=True, text=True, timeout=30, check=True)
     assert [h["name"] for h in json.loads(listed.stdout)["hits"]] == ["PARM"]
 
@@ -144,7 +135,7 @@ def test_the_browser_ends_when_its_tmux_server_is_killed(tmp_path: Path,
     where = ["--seeds", str(seeds), "--data-dir", str(data)]
     pid_file = tmp_path / "pid"
     command = ["sh", "-c", f'echo $$ > {shlex.quote(str(pid_file))}; exec "$@"', "sh",
-               "env", "-u", "NO_COLOR", "TERM=xterm-256color", "LANG=C.UTF-8", *_papertray(),
+               "env", "-u", "NO_COLOR", "TERM=xterm-256color", "LANG=C.UTF-8", *papertray_command(),
                *where, *(["--ascii"] if ascii_mode else [])]
     terminal = Terminal(command)
     try:
@@ -160,7 +151,7 @@ def test_the_browser_ends_when_its_tmux_server_is_killed(tmp_path: Path,
             os.kill(pid, signal.SIGKILL)
             raise AssertionError("papertray still ran 5 s after its tmux server was killed")
         time.sleep(0.05)
-    listed = subprocess.run([*_papertray(), *where, "list", "--status", "to-read", "--json"],
+    listed = subprocess.run([*papertray_command(), *where, "list", "--status", "to-read", "--json"],
                             capture_output=True, text=True, timeout=30, check=True)
     assert [h["name"] for h in json.loads(listed.stdout)["hits"]] == ["PARM"]
 
@@ -173,7 +164,8 @@ def test_a_paste_with_an_escape_and_a_line_break_is_only_search_text(tmp_path: P
     where = ["--seeds", str(seeds), "--data-dir", str(data)]
     pasted = tmp_path / "paste.txt"
     pasted.write_bytes(b"model \x1b[2J x\nrrr ttt")
-    terminal = Terminal(["env", "TERM=xterm-256color", "LANG=C.UTF-8", *_papertray(), *where])
+    terminal = Terminal(["env", "TERM=xterm-256color", "LANG=C.UTF-8", *papertray_command(),
+                         *where])
     try:
         terminal.wait_for("1/35")
         terminal.keys("/")
@@ -191,7 +183,7 @@ def test_a_paste_with_an_escape_and_a_line_break_is_only_search_text(tmp_path: P
         terminal.wait_for("[papertray exited 0]")
     finally:
         terminal.close()
-    listed = subprocess.run([*_papertray(), *where, "stats", "--json"], capture_output=True,
+    listed = subprocess.run([*papertray_command(), *where, "stats", "--json"], capture_output=True,
                             text=True, timeout=30, check=True)
     assert json.loads(listed.stdout)["status"] == {"new": 35, "to-read": 0, "read": 0}
 
@@ -209,7 +201,7 @@ def test_quitting_during_the_first_build_is_prompt_and_leaves_a_whole_index(tmp_
                                                 encoding="utf-8")
     pid_file = tmp_path / "pid"
     command = ["sh", "-c", f'echo $$ > {shlex.quote(str(pid_file))}; exec "$@"', "sh",
-               "env", "TERM=xterm-256color", "LANG=C.UTF-8", *_papertray(), "--seeds",
+               "env", "TERM=xterm-256color", "LANG=C.UTF-8", *papertray_command(), "--seeds",
                str(seeds), "--data-dir", str(data)]
     terminal = Terminal(command)
     try:
@@ -228,7 +220,7 @@ def test_quitting_during_the_first_build_is_prompt_and_leaves_a_whole_index(tmp_
 def test_bytes_that_are_not_utf8_do_not_crash_the_browser(tmp_path: Path) -> None:
     """A Latin-1 paste or a stray byte from the terminal becomes a replacement character."""
     seeds, data = shipped_copy(tmp_path), tmp_path / "data"
-    terminal = Terminal(["env", "TERM=xterm-256color", "LANG=C.UTF-8", *_papertray(),
+    terminal = Terminal(["env", "TERM=xterm-256color", "LANG=C.UTF-8", *papertray_command(),
                          "--seeds", str(seeds), "--data-dir", str(data)])
     try:
         terminal.wait_for("1/35")
@@ -276,7 +268,7 @@ def test_ascii_and_no_color_draw_no_colour_and_ascii_marks(tmp_path: Path, how: 
     environment = ["env", "-u", "NO_COLOR", "TERM=xterm-256color", "LANG=C.UTF-8"]
     if how == "NO_COLOR=1":
         environment.append(how)
-    terminal = Terminal([*environment, *_papertray(), *where,
+    terminal = Terminal([*environment, *papertray_command(), *where,
                          *(["--ascii"] if how == "--ascii" else [])])
     try:
         terminal.wait_for("1/35")
@@ -309,7 +301,7 @@ def test_ascii_draws_every_screen_in_ascii(tmp_path: Path) -> None:
         return {c for c in screen if not c.isascii() and c not in allowed}
 
     terminal = Terminal(["env", "-u", "NO_COLOR", "TERM=xterm-256color", "LANG=C.UTF-8",
-                         *_papertray(), "--seeds", str(seeds), "--data-dir", str(data),
+                         *papertray_command(), "--seeds", str(seeds), "--data-dir", str(data),
                          "--ascii"])
     try:
         screens = {"main": terminal.wait_for("1/35")}

@@ -656,5 +656,3 @@ def test_syncs_keep_the_papers_with_several_sources(seeds_copy, tmp_path):
         assert _multi(lib)[0] == _multi(lib)[1]
     # shipped: 3 papers in both files; + 3 repeated; then 1 of those; file B gone: 1 left
     assert counts == [3, 6, 4, 1]
-
-

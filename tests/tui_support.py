@@ -6,6 +6,7 @@ and fail with a clear message at a deadline.
 
 from __future__ import annotations
 
+import sys
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -102,3 +103,12 @@ def record_notifications(app: PapertrayApp) -> list[str]:
 
     app.notify = recording  # type: ignore[method-assign]
     return seen
+
+
+def papertray_command() -> list[str]:
+    """The command that runs papertray in a new process: the console script next to this
+    Python, else the CLI's entry point through it."""
+    script = Path(sys.executable).with_name("papertray")
+    if script.exists():
+        return [str(script)]
+    return [sys.executable, "-c", "from tui.cli import main; main()"]
