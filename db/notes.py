@@ -40,9 +40,17 @@ def tag_name(text: str) -> str:
     return name
 
 
+_SURROGATE_RE = re.compile("[\ud800-\udfff]")
+
+
 def note_text(text: str) -> str:
-    """A note as stored: one line, control characters removed, at most :data:`MAX_NOTE_CHARS`."""
-    return one_line(text or "").strip()[:MAX_NOTE_CHARS]
+    """A note as stored: one line, control characters removed, at most :data:`MAX_NOTE_CHARS`.
+
+    A lone surrogate becomes U+FFFD: SQLite stores UTF-8, which has none (``UnicodeEncodeError``
+    otherwise). Python makes one of each byte of a command-line argument that is not UTF-8 (a
+    Latin-1 terminal's ``é``), and JSON may spell one (``\\ud800``, a marks file to import).
+    """
+    return _SURROGATE_RE.sub("\ufffd", one_line(text or "").strip())[:MAX_NOTE_CHARS]
 
 
 def note_of(conn: sqlite3.Connection, paper_id: str) -> str:

@@ -169,7 +169,8 @@ def connect(paths: DataPaths, quiet_missing: bool = False
     ``index`` has the marks file attached as ``m`` (for reads that join statuses); ``marks``
     is a connection to the marks file alone, for writes. A damaged index is moved aside
     (``index.sqlite.broken-<time>``) and recreated empty, with a notice; an index of another
-    format (an older papertray's) is deleted and recreated, with a notice. A marks file that
+    format (an older papertray's) is emptied in place and its tables made anew, with a notice
+    (:func:`_empty_old_index`). A marks file that
     cannot be read raises :class:`LibraryError` and is left untouched. ``quiet_missing``: the
     caller itself just moved a damaged index away, so a missing index is no news.
     """
@@ -189,8 +190,12 @@ def connect(paths: DataPaths, quiet_missing: bool = False
             raise sqlite3.DatabaseError("file is not a database")
         index = _open_index(paths.index)
     except _OtherFormat as exc:  # a cache of another version: nothing in it to keep
-        for suffix in ("", "-wal", "-shm"):
-            Path(f"{paths.index}{suffix}").unlink(missing_ok=True)
+        try:
+            _empty_old_index(paths.index)
+        except sqlite3.OperationalError:  # busy for the whole busy timeout: say so
+            raise
+        except sqlite3.DatabaseError:  # its tables cannot even be dropped: damaged after all
+            _move_aside(paths.index)
         notices.append(f"the index was made by another version of papertray (index format "
                        f"{exc.version}, this one uses {INDEX_VERSION}); rebuilding it")
         index = _open_index(paths.index)
@@ -262,8 +267,7 @@ def _open_index(path: Path) -> sqlite3.Connection:
     private_file(path)
     conn = _connect(path)
     try:
-        version = conn.execute("PRAGMA user_version").fetchone()[0]
-        has_tables = conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
+        version, has_tables = _format(conn)
         if has_tables and version != INDEX_VERSION:
             raise _OtherFormat(version)
         if not has_tables:  # only a new file takes a page size (and not once in WAL mode)
@@ -277,6 +281,55 @@ def _open_index(path: Path) -> sqlite3.Connection:
         conn.close()
         raise
     return conn
+
+
+def _format(conn: sqlite3.Connection) -> tuple[int, int]:
+    """``(user_version, number of schema objects)`` of the index, read in one statement (one
+    read transaction): two statements could see another process's rebuild in between."""
+    return conn.execute("SELECT (SELECT user_version FROM pragma_user_version), "
+                        "(SELECT count(*) FROM sqlite_master)").fetchone()
+
+
+def _empty_old_index(path: Path) -> None:
+    """Drop every table of an index of another format, in place and in one write transaction;
+    :func:`_open_index` then finds an empty file and creates this format's tables.
+
+    The file is never deleted: another process may have opened it meanwhile, read the old
+    format too, and rebuilt it already (the format is read again under the write lock, and a
+    current index is left alone); a deleted file, or its ``-wal`` deleted under a process
+    writing to it, lost that process's work or corrupted the new index. The pages freed are
+    reused by the sync that follows; a VACUUM gives them back now if no other process writes
+    (it does not wait for one).
+    """
+    conn = _connect(path)
+    try:
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            version, has_tables = _format(conn)
+            dropped = bool(has_tables) and version != INDEX_VERSION
+            if dropped:
+                for kind in ("view", "virtual", "table"):  # virtual tables drop their shadows
+                    for (name,) in _schema_objects(conn, kind):
+                        conn.execute(f'DROP {"VIEW" if kind == "view" else "TABLE"} '
+                                     f'IF EXISTS "{name.replace(chr(34), chr(34) * 2)}"')
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
+        if dropped:
+            conn.execute("PRAGMA busy_timeout=0")
+            with contextlib.suppress(sqlite3.OperationalError):  # busy: the sync reuses them
+                conn.execute("VACUUM")
+    finally:
+        conn.close()
+
+
+def _schema_objects(conn: sqlite3.Connection, kind: str) -> list[tuple[str]]:
+    if kind == "virtual":
+        sql = "type = 'table' AND sql LIKE 'CREATE VIRTUAL TABLE%'"
+    else:
+        sql = f"type = '{kind}' AND name NOT LIKE 'sqlite%'"
+    return conn.execute(f"SELECT name FROM sqlite_master WHERE {sql}").fetchall()
 
 
 def open_marks(path: Path) -> sqlite3.Connection:

@@ -105,7 +105,9 @@ def run_cli(seeds_copy: Path, data_dir: Path) -> Callable[..., CliRun]:
 
     Exceptions are not swallowed: a traceback-worthy failure fails the test where it happens.
     """
-    runner = CliRunner()
+    # the width a terminal-less run gets (shutil's fallback), whoever runs the tests: pytest-xdist
+    # sets COLUMNS=80 in its workers, and `show` wraps the abstract at the terminal's width
+    runner = CliRunner(env={"COLUMNS": "100"})
 
     def run(*args: str, seeds: Path | None = None, data: Path | None = None,
             stdin: bytes | None = None) -> CliRun:

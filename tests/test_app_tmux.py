@@ -156,6 +156,46 @@ def test_the_browser_ends_when_its_tmux_server_is_killed(tmp_path: Path,
     assert [h["name"] for h in json.loads(listed.stdout)["hits"]] == ["PARM"]
 
 
+@pytest.mark.parametrize("ascii_mode", [False, True], ids=["unicode", "ascii"])
+def test_ctrl_z_suspends_and_fg_draws_the_browser_again(tmp_path: Path, ascii_mode: bool) -> None:
+    """In an interactive shell: ctrl+z stops the browser (the shell says so), ``fg`` brings it
+    back drawn whole on a cleared screen (not blank until something changes), keys still act,
+    ``q`` quits with status 0 and both marks, the one before and the one after, are on disk."""
+    seeds, data = shipped_copy(tmp_path), tmp_path / "data"
+    where = ["--seeds", str(seeds), "--data-dir", str(data)]
+    browser = ["env", "-u", "NO_COLOR", "TERM=xterm-256color", "LANG=C.UTF-8", *_papertray(),
+               *where, *(["--ascii"] if ascii_mode else [])]
+    terminal = Terminal(["env", "PS1=$ ", "bash", "--norc", "--noprofile", "-i"])
+    to_read, read = ("> to-read 1", "x read 1") if ascii_mode else ("» to-read 1", "✓ read 1")
+    try:
+        terminal.wait_for("$")
+        terminal.keys(shlex.join(browser), literal=True)
+        terminal.keys("Enter")
+        terminal.wait_for("1/35")
+        terminal.keys("t")
+        terminal.wait_for(to_read)
+        terminal.keys("C-z")
+        terminal.wait_for("Stopped")
+        terminal.keys("clear; fg", literal=True)
+        terminal.keys("Enter")
+        screen = terminal.wait_for("2/35")
+        assert to_read in screen and "q quit" in screen
+        terminal.keys("r")
+        terminal.wait_for(read)
+        terminal.keys("q")
+        terminal.wait_for("\n$")  # the shell's prompt again (fg waits for the browser)
+        terminal.keys("echo browser-exited-$?", literal=True)  # fg's status: the browser's
+        terminal.keys("Enter")
+        terminal.wait_for("browser-exited-0\n")
+    finally:
+        terminal.close()
+    listed = subprocess.run([*_papertray(), *where, "list", "--json"], capture_output=True,
+                            text=True, timeout=30, check=True)
+    marked = {h["name"]: h["status"] for h in json.loads(listed.stdout)["hits"]
+              if h["status"] != "new"}
+    assert marked == {"PARM": "to-read", "WUDI-Merging": "read"}
+
+
 def test_a_paste_with_an_escape_and_a_line_break_is_only_search_text(tmp_path: Path) -> None:
     """A bracketed paste of ``model ESC[2J x⏎rrr ttt`` into the search bar (tmux paste-buffer
     -p, as a terminal sends it): the query is that text on one line without the ESC, the search

@@ -242,3 +242,20 @@ def test_marks_notes_and_tags_follow_one_small_edit_after_another(library, seeds
         assert library.get(noted[0]).note == "good baseline"
     # the last text is no longer near the first: only remembering each step kept them
     assert any(fuzz.ratio(first[p], previous[p]) < 90 for p in first)
+
+
+def test_a_note_with_bytes_that_are_not_utf8_is_saved_not_a_traceback(papertray):
+    """``papertray note ID café`` typed in a Latin-1 terminal: the é is the byte 0xE9, which
+    Python hands over as a lone surrogate; SQLite cannot store that (UnicodeEncodeError, a
+    traceback). The byte is kept as U+FFFD."""
+    done = papertray("note", "0412", "caf\udce9 au lait")  # argv bytes b"caf\xe9 au lait"
+    assert (done.exit_code, done.stderr) == (0, "")
+    assert "note saved" in done.stdout
+    assert papertray("note", "0412").stdout == "caf\ufffd au lait\n"
+
+
+def test_a_note_holding_a_lone_surrogate_is_stored_with_a_replacement(library):
+    """A marks file to import (JSON) may hold any escape, ``\\ud800`` too: stored as U+FFFD."""
+    paper = all_hits(library)[0].id
+    library.set_note(paper, "half \ud800 pair")
+    assert library.get(paper).note == "half \ufffd pair"

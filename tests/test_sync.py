@@ -16,6 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import db.parsing
+import db.schema
 import db.sync
 from db import Library
 from db.schema import INDEX_VERSION
@@ -427,3 +428,41 @@ def test_one_line_skips_text_that_is_one_line_already(text):
     from db.text import clean, one_line
 
     assert one_line(text) == " ".join(clean(text).split())
+
+
+def test_a_late_rebuild_of_an_old_index_leaves_the_new_one_alone(seeds_copy, data_dir,
+                                                                 monkeypatch):
+    """Two processes open an index of another format at once: both read its old format, one
+    rebuilds it and syncs. The other, a moment later, must not delete (or empty) the index the
+    first one is using: it finds the format current once it holds the index's write lock."""
+    with Library([seeds_copy], data_dir) as lib:
+        lib.sync()
+    conn = sqlite3.connect(data_dir / "index.sqlite")
+    conn.execute("PRAGMA user_version = 10")
+    conn.close()
+    first = Library([seeds_copy], data_dir)
+    try:
+        assert first.sync().notices[0].startswith("the index was made by another version")
+        real_open = db.schema._open_index
+        late = [db.schema._OtherFormat(10)]  # what the second process read before the rebuild
+
+        def open_index(path):
+            if late:
+                raise late.pop()
+            return real_open(path)
+
+        monkeypatch.setattr(db.schema, "_open_index", open_index)
+        with Library([seeds_copy], data_dir) as second:
+            assert not late
+            assert [h.id for h in all_hits(second)] == [h.id for h in all_hits(first)]
+            assert len(all_hits(second)) == 35
+        (seeds_copy / FILE_B).unlink()  # the first process goes on writing to its index
+        report = first.sync()
+        assert (report.papers, report.removed) == (19, 16)
+        assert first.fts_ok()
+    finally:
+        first.close()
+    check = sqlite3.connect(data_dir / "index.sqlite")
+    assert check.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+    assert check.execute("SELECT count(*) FROM papers").fetchone() == (19,)
+    check.close()

@@ -132,6 +132,9 @@ class PapertrayApp(ReaderTools, SearchingApp):
                         "the data folder"),
         Binding("q", "quit", "quit", id="app.quit",
                 tooltip="Quit (marks are saved as you make them)"),
+        # the terminal is in raw mode: ctrl+z reaches the app as a key, not as SIGTSTP
+        Binding("ctrl+z", "suspend_process", "suspend", show=False, id="app.suspend",
+                tooltip="Suspend papertray to the shell (fg brings it back)"),
         Binding("ctrl+q", "quit", "quit", show=False, priority=True, id="app.quit-anywhere",
                 tooltip="Quit (marks are saved as you make them)"),
         Binding("ctrl+p", "command_palette", "palette", show=False, priority=True,
@@ -235,6 +238,13 @@ class PapertrayApp(ReaderTools, SearchingApp):
         self.panel.show_message(Text(f"opening the library{self.glyphs['more']}"))
         self.open_library()
         self.set_interval(self.poll_seconds, self._poll_seeds)
+        self.app_resume_signal.subscribe(self, self._draw_after_resume)
+
+    def _draw_after_resume(self, _app: object) -> None:
+        """Back from a suspension (ctrl+z, then ``fg``): draw the whole screen again. The
+        terminal shows the shell's screen meanwhile, and Textual redraws only after its own
+        ``App.suspend``, not after SIGTSTP: the screen stayed blank until something changed."""
+        self.refresh(layout=True)
 
     def on_unmount(self) -> None:
         self._release_paint()
