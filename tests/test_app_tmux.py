@@ -163,7 +163,7 @@ def test_ctrl_z_suspends_and_fg_draws_the_browser_again(tmp_path: Path, ascii_mo
     ``q`` quits with status 0 and both marks, the one before and the one after, are on disk."""
     seeds, data = shipped_copy(tmp_path), tmp_path / "data"
     where = ["--seeds", str(seeds), "--data-dir", str(data)]
-    browser = ["env", "-u", "NO_COLOR", "TERM=xterm-256color", "LANG=C.UTF-8", *_papertray(),
+    browser = ["env", "-u", "NO_COLOR", "TERM=xterm-256color", "LANG=C.UTF-8", *papertray_command(),
                *where, *(["--ascii"] if ascii_mode else [])]
     terminal = Terminal(["env", "PS1=$ ", "bash", "--norc", "--noprofile", "-i"])
     to_read, read = ("> to-read 1", "x read 1") if ascii_mode else ("» to-read 1", "✓ read 1")
@@ -189,7 +189,7 @@ def test_ctrl_z_suspends_and_fg_draws_the_browser_again(tmp_path: Path, ascii_mo
         terminal.wait_for("browser-exited-0\n")
     finally:
         terminal.close()
-    listed = subprocess.run([*_papertray(), *where, "list", "--json"], capture_output=True,
+    listed = subprocess.run([*papertray_command(), *where, "list", "--json"], capture_output=True,
                             text=True, timeout=30, check=True)
     marked = {h["name"]: h["status"] for h in json.loads(listed.stdout)["hits"]
               if h["status"] != "new"}
