@@ -366,3 +366,37 @@ def test_ascii_draws_every_screen_in_ascii(tmp_path: Path) -> None:
         assert "j down" in screens["help"]
     finally:
         terminal.close()
+
+
+def test_escape_then_a_key_typed_quickly_are_two_keys(tmp_path: Path) -> None:
+    """Escape and ``j`` sent in one write (as they come over SSH when typed quickly) close the
+    note editor, saving nothing, and move the cursor: Textual's parser alone read them as
+    alt+j, the editor stayed open and took the ``j``."""
+    seeds, data = shipped_copy(tmp_path), tmp_path / "data"
+    where = ["--seeds", str(seeds), "--data-dir", str(data)]
+    terminal = Terminal(["env", "TERM=xterm-256color", "LANG=C.UTF-8", *papertray_command(),
+                         *where])
+    try:
+        terminal.wait_for("1/35")
+        terminal.keys("a")
+        terminal.wait_for("Note on")
+        terminal.keys("zqxnote", literal=True)
+        terminal.wait_for("zqxnote")
+        terminal.keys("Escape", "j")  # one send-keys: one write to the terminal
+        screen = terminal.wait_for("2/35")
+        assert "Note on" not in screen and "zqxnotej" not in screen
+        terminal.keys("/")
+        terminal.keys("graph", literal=True)
+        terminal.wait_for("/2")
+        terminal.keys("Escape", "t")  # leave the search bar, mark the paper
+        terminal.wait_for("to-read 1")
+        terminal.keys("q")
+        terminal.wait_for("[papertray exited 0]")
+    finally:
+        terminal.close()
+    listed = subprocess.run([*papertray_command(), *where, "list", "--status", "to-read",
+                             "--json"], capture_output=True, text=True, timeout=30, check=True)
+    assert len(json.loads(listed.stdout)["hits"]) == 1
+    noted = subprocess.run([*papertray_command(), *where, "search", "zqxnote", "--json"],
+                           capture_output=True, text=True, timeout=30, check=True)
+    assert json.loads(noted.stdout)["total"] == 0  # Escape saved no note

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import itertools
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from textual import events
 from textual._xterm_parser import XTermParser  # the parser the Linux driver feeds
 
 from tui.display import pasted_query, query_safe
-from tui.terminal import PASTE_END, PASTE_START, PasteGuard
+from tui.terminal import PASTE_END, PASTE_START, EscapeKeys, PasteGuard
 
 #: The QA case: an ESC sequence and a line break inside a paste (tmux sends LF as CR).
 HOSTILE = "model \x1b[2J x\rrrr ttt"
@@ -81,3 +82,41 @@ def test_two_pastes_in_one_read_stay_two() -> None:
 def test_query_text_is_one_clean_line() -> None:
     assert pasted_query("a\r\nb\tc\x1b[31md\u202e\x00") == "a b c[31md"
     assert query_safe("a\x1bb\nc\u2028d") == "a b c d"
+
+
+def _keys_of(chunks: list[str]) -> list[str]:
+    """The keys the app gets when the terminal sends ``chunks`` (one read each, read at once)
+    through the paste guard, :class:`EscapeKeys` and the parser, the way the driver does."""
+    parser, guard, escapes, keys = XTermParser(), PasteGuard(), EscapeKeys(), []
+    for chunk in chunks:
+        for piece in escapes.feed(guard.feed(chunk), 0.0):
+            if piece is None:
+                keys.append("escape")
+            else:
+                keys += [e.key for e in parser.feed(piece) if isinstance(e, events.Key)]
+    if escapes.due(10.0):  # a held ESC, once the escape delay passed with nothing read
+        keys.append("escape")
+    return keys
+
+
+@pytest.mark.parametrize(("chunks", "keys"), [
+    (["\x1bj"], ["escape", "j"]),  # Escape then j, typed quickly (over SSH: one read)
+    (["abc\x1bjk"], ["a", "b", "c", "escape", "j", "k"]),
+    (["\x1b", "j"], ["escape", "j"]),  # the two in two reads
+    (["\x1b\x1bt"], ["escape", "escape", "t"]),
+    (["\x1b"], ["escape"]),  # alone: the Escape key once the delay passed
+    (["\x1b[A"], ["up"]),  # escape sequences are untouched
+    (["\x1b", "[B"], ["down"]),  # ... split over two reads too
+    (["\x1bOP"], ["f1"]),
+    (["\x1b\x7f"], ["ctrl+w"]),  # alt+backspace stays what the parser makes of it (delete a word)
+    (["\x1b[1;5C", "\x1b/"], ["ctrl+right", "escape", "slash"]),
+])
+def test_escape_then_a_key_is_the_escape_key_and_the_key(chunks: list[str], keys: list[str]):
+    """Textual's parser reads ESC and a key that arrive within its escape delay as Alt+key, so
+    an Escape typed just before ``j`` was lost: papertray binds no Alt key, so it is Escape."""
+    assert _keys_of(chunks) == keys
+
+
+def test_a_paste_with_escape_and_letters_stays_one_paste() -> None:
+    keys = _keys_of([PASTE_START + "a\x1bj b" + PASTE_END])
+    assert keys == []  # a paste is no key at all (its ESC is dropped by the guard)

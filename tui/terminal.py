@@ -11,6 +11,7 @@ to-read with the replayed ``rrr ttt``.
 the paste brackets, so the parser sees a paste with no escape sequence in it and posts a single
 :class:`textual.events.Paste`; :class:`PasteSafeDriver` is Textual's Linux driver with the guard
 in its input loop. The app cleans the pasted text itself (one line, no control characters).
+ESC followed by a key in one read is the Escape key and that key (:class:`EscapeKeys`), not Alt.
 
 Terminal output and a terminal that goes away: a dropped SSH connection, a closed window or a
 killed tmux hangs the terminal up. Its reads then return nothing (or EIO) and its writes fail
@@ -31,12 +32,15 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import selectors
 import threading
+import time
 from codecs import getincrementaldecoder
 from collections.abc import Callable
 from typing import IO
 
+from textual import constants
 from textual.driver import Driver
 
 #: What the terminal sends before and after pasted text (xterm's bracketed paste mode 2004).
@@ -89,6 +93,63 @@ class PasteGuard:
                 out.append(_without_esc(text[:at]) + PASTE_END)
                 data, self.in_paste = text[at + len(PASTE_END):], False
         return "".join(out)
+
+
+#: ESC followed by a character that no escape sequence starts with ("[" CSI, "O" SS3, "]" OSC,
+#: "P" DCS, "N" SS2, "X" SOS, "^" PM, "_" APC, "\\" ST; a control character: alt+backspace),
+#: or by another ESC: the Escape key, and then that key, typed quickly.
+_ESCAPE_THEN_KEY_RE = re.compile("\x1b(?=[^\x00-\x1a\x1c-\x1f\x7f\\[\\]OPNX^_\\\\])")
+
+
+class EscapeKeys:
+    """Tells the Escape key from Alt in terminal input: ESC then a key, read together, is the
+    Escape key and the key.
+
+    A terminal sends Alt+j as ESC j, so Textual's parser reads ESC and j arriving within its
+    escape delay as alt+j; but over SSH, Escape then ``j`` typed quickly come in one read as
+    well, and the Escape was lost (the note editor stayed open and took the ``j``; in the
+    table neither key did anything). papertray binds no Alt key, so :meth:`feed` splits the
+    text at an ESC followed by a key (:data:`_ESCAPE_THEN_KEY_RE`) and the driver posts the
+    Escape key there itself. An ESC that ends a read is held back (the next read may start an
+    escape sequence: an arrow key split in two) and is the Escape key once the next read
+    starts with a key or :data:`textual.constants.ESCAPE_DELAY` passes with nothing read
+    (:meth:`due`), as Textual's parser decides for a lone ESC.
+    """
+
+    def __init__(self) -> None:
+        self._held_since: float | None = None  # monotonic time of a held ESC, or None
+
+    def feed(self, text: str, now: float) -> list[str | None]:
+        """The pieces of ``text`` for the parser, in order, with None where the Escape key goes."""
+        if self._held_since is not None:
+            self._held_since = None
+            text = "\x1b" + text
+        out: list[str | None] = []
+        for i, piece in enumerate(_ESCAPE_THEN_KEY_RE.split(text)):
+            if i:
+                out.append(None)
+            if piece:
+                out.append(piece)
+        last = out[-1] if out else None
+        if last is not None and last.endswith("\x1b"):
+            self._held_since = now  # it may begin a sequence that the next read completes
+            out[-1] = last[:-1]
+            if not out[-1]:
+                out.pop()
+        return out
+
+    def due(self, now: float) -> bool:
+        """True (once) when the held ESC has waited the escape delay: it is the Escape key."""
+        if self._held_since is None or now - self._held_since < constants.ESCAPE_DELAY:
+            return False
+        self._held_since = None
+        return True
+
+    def wait(self, longest: float, now: float) -> float:
+        """Seconds the input loop may wait for input before :meth:`due` must be asked."""
+        if self._held_since is None:
+            return longest
+        return max(0.0, min(longest, self._held_since + constants.ESCAPE_DELAY - now))
 
 
 def _closing_bracket(text: str) -> int:
@@ -167,6 +228,7 @@ try:  # the Linux driver imports termios: there is none on Windows
     from textual._parser import ParseError
     from textual._xterm_parser import XTermParser  # no public way to reach the parser
     from textual.drivers.linux_driver import LinuxDriver as _LinuxDriver
+    from textual.events import Key
 except ImportError:  # pragma: no cover - Windows
     _LinuxDriver = None
 else:
@@ -220,6 +282,7 @@ else:
             selector.register(self.fileno, selectors.EVENT_READ)
             parser = XTermParser(self._debug)
             guard = PasteGuard()
+            escapes = EscapeKeys()
             # errors="replace": a stray byte (a Latin-1 paste, a raw C1 byte) is one "�", never
             # a crash of the input thread
             decode = getincrementaldecoder("utf-8")(errors="replace").decode
@@ -239,17 +302,21 @@ else:
                             self._terminal_gone()
                             return False
                         data = decode(raw, final=final and number == len(ready))
-                        safe = guard.feed(data)
-                        if safe:  # feed("") would tell the parser the input ended
-                            for event in parser.feed(safe):
-                                self.process_message(event)
+                        for piece in escapes.feed(guard.feed(data), time.monotonic()):
+                            if piece is None:
+                                self.process_message(Key("escape", "\x1b"))
+                            else:  # (never ""; feed("") would tell the parser the input ended)
+                                for event in parser.feed(piece):
+                                    self.process_message(event)
+                if escapes.due(time.monotonic()):
+                    self.process_message(Key("escape", "\x1b"))
                 for event in parser.tick():
                     self.process_message(event)
                 return True
 
             try:
                 while not self.exit_event.is_set():
-                    if not process(selector.select(0.1)):
+                    if not process(selector.select(escapes.wait(0.1, time.monotonic()))):
                         return  # no more input will ever come: no loop on empty reads
                 selector.unregister(self.fileno)
                 process(selector.select(0.1), final=True)
