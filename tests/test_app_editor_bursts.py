@@ -14,7 +14,15 @@ from pathlib import Path
 import pytest
 
 from db import Library
-from tests.tui_support import burst, settle, shipped_app, type_text, wait_for
+from tests.tui_support import (
+    app_on,
+    burst,
+    settle,
+    shipped_app,
+    shipped_copy,
+    type_text,
+    wait_for,
+)
 from tui.app import PapertrayApp
 from tui.editors import TextPrompt
 
@@ -131,3 +139,29 @@ async def test_an_editor_opened_right_after_a_save_shows_what_was_saved(tmp_path
         assert library.get(PARM).note == "moe rl"
         assert _undo_steps(library) == [[("tag", "moe", "")], [("note", "moe rl", "moe")],
                                         [("note", "moe", "")]]
+
+
+async def test_a_paper_that_leaves_the_results_with_its_tag_leaves_the_cursor_in_place(
+        tmp_path: Path) -> None:
+    """Under ``tag:moe``, removing the tag from the third paper takes it out of the results:
+    the cursor stays on the third row (the paper after it), as a mark moves on, and a ``t``
+    typed in the same burst marks that paper. The rows read anew after the save went to the
+    first row: the ``t`` marked the first paper instead."""
+    seeds, data = shipped_copy(tmp_path), tmp_path / "data"
+    with Library([seeds], data) as library:
+        library.sync()
+        ids = [h.id for h in library.search("", None, 10, 0).hits][:5]
+        library.tag(ids, ["moe"])
+    app = app_on(seeds, data)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        burst(app, ["slash", *"tag:moe", "enter", "j", "j"])
+        await settle(pilot)
+        assert app.table.current_id == ids[2]
+        burst(app, ["number_sign", *"-moe", "enter", "t"])
+        await settle(pilot)
+        assert app.table.total == 4 and app.table.hit(ids[2]) is None
+        assert app.table.current_id == ids[4]  # "t" marked ids[3] and moved on
+    with Library([seeds], data) as library:
+        assert [library.get(i).status for i in ids] == ["new", "new", "new", "to-read", "new"]
+        assert library.get(ids[2]).tags == ()

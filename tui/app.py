@@ -415,9 +415,10 @@ class PapertrayApp(ReaderTools, SearchingApp):
             if self._reread_rows:  # a note or tags changed: read the rows and the paper anew
                 self._reread_rows = False
                 # the cursor paper by its id: read with the rows, it is in the panel by the time
-                # the keys held meanwhile go on (a key "a" edits the note just written)
+                # the keys held meanwhile go on (a key "a" edits the note just written); if the
+                # change took it out of the results (tag:moe, -moe) the cursor keeps its row
                 self._search(focus=self.table.current_id or FOLLOW_CURSOR,
-                             offset=self.table.window_offset)
+                             offset=self.table.window_offset, fallback=self.table.cursor_row)
         self._marks_version = message.version  # our own writes are not "another window's"
         for error in message.errors:
             self.notify(f"mark not saved: {one_line(error)}", severity="error", markup=False)
