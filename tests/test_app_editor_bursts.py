@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from textual.command import CommandInput, CommandPalette
 
 from db import Library
 from tests.tui_support import (
@@ -165,3 +166,22 @@ async def test_a_paper_that_leaves_the_results_with_its_tag_leaves_the_cursor_in
     with Library([seeds], data) as library:
         assert [library.get(i).status for i in ids] == ["new", "new", "new", "to-read", "new"]
         assert library.get(ids[2]).tags == ()
+
+
+@pytest.mark.parametrize("ascii_only", [False, True], ids=["unicode", "ascii"])
+async def test_a_key_typed_right_after_esc_closes_the_palette_acts_on_the_table(
+        tmp_path: Path, ascii_only: bool) -> None:
+    """Esc then ``t`` in one burst (one read over SSH) closes the command palette and marks
+    the cursor paper: the ``t`` reached the palette before it was taken down, and was lost."""
+    app, seeds, data = shipped_app(tmp_path, ascii_only=ascii_only)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+p")
+        await wait_for(pilot, lambda: isinstance(app.screen, CommandPalette)
+                       and app.screen.query_one(CommandInput).has_focus, "the palette to open")
+        burst(app, ["escape", "t"])
+        await wait_for(pilot, lambda: app.screen is app.main_screen, "the palette to close")
+        await settle(pilot)
+        assert app.table.current_id != PARM  # "t" marked PARM and moved on
+    with Library([seeds], data) as library:
+        assert library.get(PARM).status == "to-read"

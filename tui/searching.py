@@ -15,6 +15,7 @@ from collections import deque
 from rich.text import Text
 from textual import events, on
 from textual.app import App
+from textual.command import CommandPalette
 from textual.message import Message
 from textual.screen import Screen
 from textual.timer import Timer
@@ -51,6 +52,9 @@ PAINT_HOLD_S = 0.05
 #: before it is due count as soon (a typed key brings about one).
 IDLE_GC_S = 0.02
 IDLE_GC_AHEAD = 3
+#: Seconds keys typed after Esc in the command palette wait for it to close, at most (it closes
+#: at once: this only keeps the keys from waiting for ever should it ever stay open).
+PALETTE_CLOSE_S = 1.0
 #: Keys (besides printable ones) that edit the query in the search bar.
 _EDITING = ("backspace", "delete", "ctrl+u", "ctrl+w", "ctrl+k", "ctrl+x", "ctrl+v")
 
@@ -79,6 +83,9 @@ class SearchingApp(LibraryWorkers, App[None]):
         self._replaying: deque[events.Key | events.Paste] = deque()  # released, on their way back
         self._ghosts: list[events.Key | events.Paste] = []  # released, then held again meanwhile
         self._awaiting_input = False
+        # the command palette Esc was sent to: keys wait until it is closed (else the key typed
+        # after Esc went to the palette's input as it was being taken down, and was lost)
+        self._palette_leaving: Screen | None = None
         self._heap_frozen = False
         self._paint_hold: Timer | None = None
         self._gc_timer: Timer | None = None
@@ -428,6 +435,10 @@ class SearchingApp(LibraryWorkers, App[None]):
             if not self._replaying and not self._holding_keys():
                 self._release_keys()
             return
+        if (isinstance(event, events.Key) and event.key == "escape"
+                and isinstance(self.screen, CommandPalette)):
+            self._palette_leaving = self.screen  # it closes at Esc: the next keys are not its
+            self.set_timer(PALETTE_CLOSE_S, self._palette_closed)  # should it stay open after all
         await self._dispatch_input(event)
         if replayed and not self._replaying and self._held_keys and not self._holding_keys():
             self._release_keys()
@@ -461,10 +472,19 @@ class SearchingApp(LibraryWorkers, App[None]):
         screen = self.screen_stack[-1] if self.screen_stack else None
         if isinstance(screen, TextPrompt) and screen.holds_keys:
             return True  # it opens or closes: a key is for its input, or for the screen below
+        if screen is not None and screen is self._palette_leaving:
+            return True  # Esc was sent to the palette: a key is for the screen below
         if self.lib is None or self.focused is not self.table:
             return False
         return (self._awaiting_input or self._search_pending or self._unpredicted_pending
                 or self.table.moving)
+
+    @on(CommandPalette.Closed)
+    def _palette_closed(self) -> None:
+        """The palette is closed (or did not close within :data:`PALETTE_CLOSE_S` of Esc):
+        the keys held since Esc go on."""
+        self._palette_leaving = None
+        self._keys_welcome()
 
     @on(KeysWelcome)
     def _keys_welcome(self) -> None:
