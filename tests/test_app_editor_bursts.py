@@ -185,3 +185,29 @@ async def test_a_key_typed_right_after_esc_closes_the_palette_acts_on_the_table(
         assert app.table.current_id != PARM  # "t" marked PARM and moved on
     with Library([seeds], data) as library:
         assert library.get(PARM).status == "to-read"
+
+
+@pytest.mark.parametrize("key", ["a", "number_sign"])
+async def test_an_editor_opened_right_after_a_move_edits_the_paper_moved_to(
+        tmp_path: Path, key: str) -> None:
+    """``j`` then ``a`` (or ``#``), the text and Enter in one burst write the note (or tags)
+    on the second paper. The editor refused to open while that paper was still loading into
+    the panel ("try again"), and the text went to the table as keys: ``x`` marked, ``e``
+    exported, ``s`` searched for similar papers."""
+    app, seeds, data = shipped_app(tmp_path)
+    with Library([seeds], data) as library:
+        library.sync()
+        second = library.search("", None, 10, 0).hits[1].id
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        burst(app, ["j", key, *"sex", "enter", "k", key, *"tex", "enter"])
+        await settle(pilot)
+        assert app.screen is app.main_screen and app._query == ""
+        assert app.table.current_id == PARM
+    with Library([seeds], data) as library:
+        if key == "a":
+            assert (library.get(second).note, library.get(PARM).note) == ("sex", "tex")
+        else:
+            assert (library.get(second).tags, library.get(PARM).tags) == (("sex",), ("tex",))
+        assert library.get(second).status == library.get(PARM).status == "new"
+    assert not (data / "exports").exists()
