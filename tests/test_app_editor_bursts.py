@@ -211,3 +211,26 @@ async def test_an_editor_opened_right_after_a_move_edits_the_paper_moved_to(
             assert (library.get(second).tags, library.get(PARM).tags) == (("sex",), ("tex",))
         assert library.get(second).status == library.get(PARM).status == "new"
     assert not (data / "exports").exists()
+
+
+async def test_undoing_a_tag_brings_the_paper_back_under_the_cursor(tmp_path: Path) -> None:
+    """Under ``tag:moe``, ``#`` ``-moe`` takes the third paper out of the results; ``u`` puts
+    the tag back, and the cursor goes to that paper again (as an undone mark does), so the
+    ``t`` typed after ``u`` marks it, not the paper that followed it."""
+    seeds, data = shipped_copy(tmp_path), tmp_path / "data"
+    with Library([seeds], data) as library:
+        library.sync()
+        ids = [h.id for h in library.search("", None, 10, 0).hits][:5]
+        library.tag(ids, ["moe"])
+    app = app_on(seeds, data)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        burst(app, ["slash", *"tag:moe", "enter", "j", "j", "number_sign", *"-moe", "enter"])
+        await settle(pilot)
+        assert app.table.total == 4 and app.table.current_id == ids[3]
+        burst(app, ["u", "t"])
+        await settle(pilot)
+        assert app.table.total == 5 and app.table.current_id == ids[3]  # "t" moved on
+    with Library([seeds], data) as library:
+        assert [library.get(i).status for i in ids] == ["new", "new", "to-read", "new", "new"]
+        assert library.get(ids[2]).tags == ("moe",)

@@ -449,7 +449,7 @@ class SearchingApp(LibraryWorkers, App[None]):
                 self._release_keys()
             return
         if (isinstance(event, events.Key) and event.key == "escape"
-                and isinstance(self.screen, CommandPalette)):
+                and self.screen_stack and isinstance(self.screen, CommandPalette)):
             self._palette_leaving = self.screen  # it closes at Esc: the next keys are not its
             self.set_timer(PALETTE_CLOSE_S, self._palette_closed)  # should it stay open after all
         await self._dispatch_input(event)
@@ -498,9 +498,9 @@ class SearchingApp(LibraryWorkers, App[None]):
         quickly opened no editor ("still loading") and the note's text went to the table as
         keys. It goes on once the paper is shown (:meth:`_show_paper`: it came, or it left the
         library), or after :data:`PAPER_WAIT_S` (then the action says it is still loading)."""
-        if (not isinstance(event, events.Key) or self.screen is not self.main_screen
+        if (not isinstance(event, events.Key) or len(self.screen_stack) != 1
                 or self.focused is not self.table):
-            return False
+            return False  # (no screen: the app is closing, a timer calls this still)
         paper_id = self.table.current_id
         if paper_id is None or paper_id == self._paper_shown:
             return False
