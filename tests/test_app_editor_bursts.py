@@ -12,9 +12,18 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from textual.command import CommandInput, CommandPalette
 
 from db import Library
-from tests.tui_support import burst, settle, shipped_app, type_text, wait_for
+from tests.tui_support import (
+    app_on,
+    burst,
+    settle,
+    shipped_app,
+    shipped_copy,
+    type_text,
+    wait_for,
+)
 from tui.app import PapertrayApp
 from tui.editors import TextPrompt
 
@@ -131,3 +140,97 @@ async def test_an_editor_opened_right_after_a_save_shows_what_was_saved(tmp_path
         assert library.get(PARM).note == "moe rl"
         assert _undo_steps(library) == [[("tag", "moe", "")], [("note", "moe rl", "moe")],
                                         [("note", "moe", "")]]
+
+
+async def test_a_paper_that_leaves_the_results_with_its_tag_leaves_the_cursor_in_place(
+        tmp_path: Path) -> None:
+    """Under ``tag:moe``, removing the tag from the third paper takes it out of the results:
+    the cursor stays on the third row (the paper after it), as a mark moves on, and a ``t``
+    typed in the same burst marks that paper. The rows read anew after the save went to the
+    first row: the ``t`` marked the first paper instead."""
+    seeds, data = shipped_copy(tmp_path), tmp_path / "data"
+    with Library([seeds], data) as library:
+        library.sync()
+        ids = [h.id for h in library.search("", None, 10, 0).hits][:5]
+        library.tag(ids, ["moe"])
+    app = app_on(seeds, data)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        burst(app, ["slash", *"tag:moe", "enter", "j", "j"])
+        await settle(pilot)
+        assert app.table.current_id == ids[2]
+        burst(app, ["number_sign", *"-moe", "enter", "t"])
+        await settle(pilot)
+        assert app.table.total == 4 and app.table.hit(ids[2]) is None
+        assert app.table.current_id == ids[4]  # "t" marked ids[3] and moved on
+    with Library([seeds], data) as library:
+        assert [library.get(i).status for i in ids] == ["new", "new", "new", "to-read", "new"]
+        assert library.get(ids[2]).tags == ()
+
+
+@pytest.mark.parametrize("ascii_only", [False, True], ids=["unicode", "ascii"])
+async def test_a_key_typed_right_after_esc_closes_the_palette_acts_on_the_table(
+        tmp_path: Path, ascii_only: bool) -> None:
+    """Esc then ``t`` in one burst (one read over SSH) closes the command palette and marks
+    the cursor paper: the ``t`` reached the palette before it was taken down, and was lost."""
+    app, seeds, data = shipped_app(tmp_path, ascii_only=ascii_only)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+p")
+        await wait_for(pilot, lambda: isinstance(app.screen, CommandPalette)
+                       and app.screen.query_one(CommandInput).has_focus, "the palette to open")
+        burst(app, ["escape", "t"])
+        await wait_for(pilot, lambda: app.screen is app.main_screen, "the palette to close")
+        await settle(pilot)
+        assert app.table.current_id != PARM  # "t" marked PARM and moved on
+    with Library([seeds], data) as library:
+        assert library.get(PARM).status == "to-read"
+
+
+@pytest.mark.parametrize("key", ["a", "number_sign"])
+async def test_an_editor_opened_right_after_a_move_edits_the_paper_moved_to(
+        tmp_path: Path, key: str) -> None:
+    """``j`` then ``a`` (or ``#``), the text and Enter in one burst write the note (or tags)
+    on the second paper. The editor refused to open while that paper was still loading into
+    the panel ("try again"), and the text went to the table as keys: ``x`` marked, ``e``
+    exported, ``s`` searched for similar papers."""
+    app, seeds, data = shipped_app(tmp_path)
+    with Library([seeds], data) as library:
+        library.sync()
+        second = library.search("", None, 10, 0).hits[1].id
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        burst(app, ["j", key, *"sex", "enter", "k", key, *"tex", "enter"])
+        await settle(pilot)
+        assert app.screen is app.main_screen and app._query == ""
+        assert app.table.current_id == PARM
+    with Library([seeds], data) as library:
+        if key == "a":
+            assert (library.get(second).note, library.get(PARM).note) == ("sex", "tex")
+        else:
+            assert (library.get(second).tags, library.get(PARM).tags) == (("sex",), ("tex",))
+        assert library.get(second).status == library.get(PARM).status == "new"
+    assert not (data / "exports").exists()
+
+
+async def test_undoing_a_tag_brings_the_paper_back_under_the_cursor(tmp_path: Path) -> None:
+    """Under ``tag:moe``, ``#`` ``-moe`` takes the third paper out of the results; ``u`` puts
+    the tag back, and the cursor goes to that paper again (as an undone mark does), so the
+    ``t`` typed after ``u`` marks it, not the paper that followed it."""
+    seeds, data = shipped_copy(tmp_path), tmp_path / "data"
+    with Library([seeds], data) as library:
+        library.sync()
+        ids = [h.id for h in library.search("", None, 10, 0).hits][:5]
+        library.tag(ids, ["moe"])
+    app = app_on(seeds, data)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        burst(app, ["slash", *"tag:moe", "enter", "j", "j", "number_sign", *"-moe", "enter"])
+        await settle(pilot)
+        assert app.table.total == 4 and app.table.current_id == ids[3]
+        burst(app, ["u", "t"])
+        await settle(pilot)
+        assert app.table.total == 5 and app.table.current_id == ids[3]  # "t" moved on
+    with Library([seeds], data) as library:
+        assert [library.get(i).status for i in ids] == ["new", "new", "to-read", "new", "new"]
+        assert library.get(ids[2]).tags == ("moe",)

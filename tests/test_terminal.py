@@ -110,6 +110,20 @@ def _keys_of(chunks: list[str]) -> list[str]:
     (["\x1bOP"], ["f1"]),
     (["\x1b\x7f"], ["ctrl+w"]),  # alt+backspace stays what the parser makes of it (delete a word)
     (["\x1b[1;5C", "\x1b/"], ["ctrl+right", "escape", "slash"]),
+    # letters that begin escape sequences no terminal sends as input (SS2, SOS, DCS, PM, APC):
+    # Textual's parser read Esc N (N: the previous new paper) as alt+shift+n, both keys lost
+    (["\x1bN"], ["escape", "N"]),
+    (["\x1bNj"], ["escape", "N", "j"]),
+    (["\x1bP", "\x1bX"], ["escape", "P", "escape", "X"]),
+    (["\x1b_\x1b^"], ["escape", "underscore", "escape", "circumflex_accent"]),
+    # control keys: Esc Tab was shift+tab, Esc Enter and Esc ctrl+p lost the Escape
+    (["\x1b\t"], ["escape", "tab"]),
+    (["\x1b\r"], ["escape", "enter"]),
+    (["\x1b\x10"], ["escape", "ctrl+p"]),
+    # what terminals send for a key: Option+left/right on macOS (words), shift+tab, F1 (linux)
+    (["\x1bb", "\x1bf"], ["ctrl+left", "ctrl+right"]),
+    (["\x1b[Z\x1b[[A"], ["shift+tab", "f1"]),
+    (["\x1b\x1b[Z"], ["escape", "shift+tab"]),
 ])
 def test_escape_then_a_key_is_the_escape_key_and_the_key(chunks: list[str], keys: list[str]):
     """Textual's parser reads ESC and a key that arrive within its escape delay as Alt+key, so

@@ -160,6 +160,7 @@ class PapertrayApp(ReaderTools, SearchingApp):
         self._unsaved: list[MarkOp] = []  # marking steps queued or being written, in order
         self._marks_version: int | None = None  # the marks file's version this window shows
         self._reread_rows = False  # a note or tag was written: search again once all are
+        self._reread_focus: str | None = None  # the paper an undo changed: the cursor's
         self._counts: dict[str, int] = {}
         self._reported: set[tuple[str, str]] = set()
         self._init_search()
@@ -406,18 +407,22 @@ class PapertrayApp(ReaderTools, SearchingApp):
             if not changes:
                 self.notify("nothing to undo", timeout=3)
                 continue
+            self._reread_focus = changes[0].paper_id  # the cursor goes to the paper undone
             row = self.table.row_of(changes[0].paper_id)
             if row is not None:
                 self.table.move_cursor(row=row)
         self._reread_rows = self._reread_rows or bool(message.annotated)
         if not self._unsaved:  # else the counts shown include marks still on their way
             self._show_counts(message.counts)
+            focus, self._reread_focus = self._reread_focus, None
             if self._reread_rows:  # a note or tags changed: read the rows and the paper anew
                 self._reread_rows = False
                 # the cursor paper by its id: read with the rows, it is in the panel by the time
-                # the keys held meanwhile go on (a key "a" edits the note just written)
-                self._search(focus=self.table.current_id or FOLLOW_CURSOR,
-                             offset=self.table.window_offset)
+                # the keys held meanwhile go on (a key "a" edits the note just written); if the
+                # change took it out of the results (tag:moe, -moe) the cursor keeps its row;
+                # an undo that brings a paper back into them puts the cursor on it
+                self._search(focus=focus or self.table.current_id or FOLLOW_CURSOR,
+                             offset=self.table.window_offset, fallback=self.table.cursor_row)
         self._marks_version = message.version  # our own writes are not "another window's"
         for error in message.errors:
             self.notify(f"mark not saved: {one_line(error)}", severity="error", markup=False)

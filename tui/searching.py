@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import dataclasses
 import gc
+import time
 from collections import deque
 
 from rich.text import Text
 from textual import events, on
 from textual.app import App
+from textual.command import CommandPalette
 from textual.message import Message
 from textual.screen import Screen
 from textual.timer import Timer
@@ -51,6 +53,14 @@ PAINT_HOLD_S = 0.05
 #: before it is due count as soon (a typed key brings about one).
 IDLE_GC_S = 0.02
 IDLE_GC_AHEAD = 3
+#: Seconds keys typed after Esc in the command palette wait for it to close, at most (it closes
+#: at once: this only keeps the keys from waiting for ever should it ever stay open).
+PALETTE_CLOSE_S = 1.0
+#: Seconds a key that needs the cursor paper (``a``, ``#``, copies) waits for it to load, at
+#: most (:meth:`SearchingApp._waits_for_paper`; a paper loads in a few ms).
+PAPER_WAIT_S = 2.0
+#: Actions of the table's keys that need the cursor paper in the panel (a note, tags, copies).
+_PAPER_ACTIONS = ("edit_note", "add_tags", "copy(")
 #: Keys (besides printable ones) that edit the query in the search bar.
 _EDITING = ("backspace", "delete", "ctrl+u", "ctrl+w", "ctrl+k", "ctrl+x", "ctrl+v")
 
@@ -79,6 +89,10 @@ class SearchingApp(LibraryWorkers, App[None]):
         self._replaying: deque[events.Key | events.Paste] = deque()  # released, on their way back
         self._ghosts: list[events.Key | events.Paste] = []  # released, then held again meanwhile
         self._awaiting_input = False
+        # the command palette Esc was sent to: keys wait until it is closed (else the key typed
+        # after Esc went to the palette's input as it was being taken down, and was lost)
+        self._palette_leaving: Screen | None = None
+        self._paper_wait: tuple[str, float] | None = None  # a paper waited for, until when
         self._heap_frozen = False
         self._paint_hold: Timer | None = None
         self._gc_timer: Timer | None = None
@@ -342,6 +356,9 @@ class SearchingApp(LibraryWorkers, App[None]):
                 self._follow_cursor()
             return
         self._paper_shown = paper_id
+        self._paper_wait = None
+        if self._held_keys and not self._replaying and not self._holding_keys():
+            self._release_keys()  # a key that waited for this paper (_waits_for_paper)
         if paper is None:
             self.panel.show_message(
                 Text(f"this paper left the library; syncing{self.glyphs['more']}"))
@@ -417,17 +434,24 @@ class SearchingApp(LibraryWorkers, App[None]):
         replayed = bool(self._replaying) and event is self._replaying[0]
         if replayed:
             self._replaying.popleft()
-            if self._holding_keys():  # waiting again: it and the keys behind it go back in line
+            # waiting again: it and the keys behind it go back in line
+            if self._holding_keys() or self._waits_for_paper(event):
                 rest = list(self._replaying)
                 self._replaying.clear()
                 self._ghosts += rest
                 self._held_keys[0:0] = [_copy(key) for key in (event, *rest)]
                 return
-        elif self._replaying or self._held_keys or self._holding_keys():
+        elif (self._replaying or self._held_keys or self._holding_keys()
+              or self._waits_for_paper(event)):
             self._held_keys.append(_copy(event))  # typed after the held keys: behind them
-            if not self._replaying and not self._holding_keys():
+            if (not self._replaying and not self._holding_keys()
+                    and not self._waits_for_paper(self._held_keys[0])):
                 self._release_keys()
             return
+        if (isinstance(event, events.Key) and event.key == "escape"
+                and self.screen_stack and isinstance(self.screen, CommandPalette)):
+            self._palette_leaving = self.screen  # it closes at Esc: the next keys are not its
+            self.set_timer(PALETTE_CLOSE_S, self._palette_closed)  # should it stay open after all
         await self._dispatch_input(event)
         if replayed and not self._replaying and self._held_keys and not self._holding_keys():
             self._release_keys()
@@ -461,14 +485,45 @@ class SearchingApp(LibraryWorkers, App[None]):
         screen = self.screen_stack[-1] if self.screen_stack else None
         if isinstance(screen, TextPrompt) and screen.holds_keys:
             return True  # it opens or closes: a key is for its input, or for the screen below
+        if screen is not None and screen is self._palette_leaving:
+            return True  # Esc was sent to the palette: a key is for the screen below
         if self.lib is None or self.focused is not self.table:
             return False
         return (self._awaiting_input or self._search_pending or self._unpredicted_pending
                 or self.table.moving)
 
+    def _waits_for_paper(self, event: events.Key | events.Paste) -> bool:
+        """Whether ``event`` is a key for the table whose action needs the cursor paper in the
+        panel (``a``, ``#``, the copy keys) while that paper is on its way: ``j a`` typed
+        quickly opened no editor ("still loading") and the note's text went to the table as
+        keys. It goes on once the paper is shown (:meth:`_show_paper`: it came, or it left the
+        library), or after :data:`PAPER_WAIT_S` (then the action says it is still loading)."""
+        if (not isinstance(event, events.Key) or len(self.screen_stack) != 1
+                or self.focused is not self.table):
+            return False  # (no screen: the app is closing, a timer calls this still)
+        paper_id = self.table.current_id
+        if paper_id is None or paper_id == self._paper_shown:
+            return False
+        active = self.main_screen.active_bindings.get(event.key)
+        if active is None or not active.binding.action.startswith(_PAPER_ACTIONS):
+            return False
+        now = time.monotonic()
+        if self._paper_wait is None or self._paper_wait[0] != paper_id:
+            self._paper_wait = (paper_id, now + PAPER_WAIT_S)
+            self.set_timer(PAPER_WAIT_S, self._keys_welcome)
+        return now < self._paper_wait[1]  # else waited long enough for it: the key goes on
+
+    @on(CommandPalette.Closed)
+    def _palette_closed(self) -> None:
+        """The palette is closed (or did not close within :data:`PALETTE_CLOSE_S` of Esc):
+        the keys held since Esc go on."""
+        self._palette_leaving = None
+        self._keys_welcome()
+
     @on(KeysWelcome)
     def _keys_welcome(self) -> None:
-        if not self._replaying and self._held_keys and not self._holding_keys():
+        if (not self._replaying and self._held_keys and not self._holding_keys()
+                and not self._waits_for_paper(self._held_keys[0])):
             self._release_keys()
 
     def _release_keys(self) -> None:

@@ -95,10 +95,14 @@ class PasteGuard:
         return "".join(out)
 
 
-#: ESC followed by a character that no escape sequence starts with ("[" CSI, "O" SS3, "]" OSC,
-#: "P" DCS, "N" SS2, "X" SOS, "^" PM, "_" APC, "\\" ST; a control character: alt+backspace),
-#: or by another ESC: the Escape key, and then that key, typed quickly.
-_ESCAPE_THEN_KEY_RE = re.compile("\x1b(?=[^\x00-\x1a\x1c-\x1f\x7f\\[\\]OPNX^_\\\\])")
+#: ESC followed by anything but what begins a sequence a terminal sends as input ("[" CSI: arrows,
+#: mouse, pastes, mode reports; "O" SS3: F1-F4, application cursor keys; "]" OSC and "\\" ST:
+#: colour reports) or a key Textual reads from ESC and one character (backspace: alt+backspace,
+#: delete a word; "b" and "f": macOS Option+left/right, a word left and right): the Escape key,
+#: and then that key, typed quickly. Another ESC, a letter of SS2/SOS/DCS/PM/APC ("N", "X", "P",
+#: "^", "_": no terminal sends those as input; Esc N was alt+shift+n) and a control key (Esc Tab
+#: was shift+tab, Esc Enter lost the Escape) included.
+_ESCAPE_THEN_KEY_RE = re.compile("\x1b(?=[^\x08\x7f\\[\\]O\\\\bf])")
 
 
 class EscapeKeys:
