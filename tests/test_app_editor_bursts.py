@@ -142,17 +142,24 @@ async def test_an_editor_opened_right_after_a_save_shows_what_was_saved(tmp_path
                                         [("note", "moe", "")]]
 
 
+def _five_tagged(tmp_path: Path) -> tuple[Path, Path, list[str]]:
+    """A copy of the shipped seeds synced, its first 5 papers (in list order) tagged ``moe``:
+    ``(seeds, data, their ids)``."""
+    seeds, data = shipped_copy(tmp_path), tmp_path / "data"
+    with Library([seeds], data) as library:
+        library.sync()
+        ids = [h.id for h in library.search("", None, 10, 0).hits][:5]
+        library.tag(ids, ["moe"])
+    return seeds, data, ids
+
+
 async def test_a_paper_that_leaves_the_results_with_its_tag_leaves_the_cursor_in_place(
         tmp_path: Path) -> None:
     """Under ``tag:moe``, removing the tag from the third paper takes it out of the results:
     the cursor stays on the third row (the paper after it), as a mark moves on, and a ``t``
     typed in the same burst marks that paper. The rows read anew after the save went to the
     first row: the ``t`` marked the first paper instead."""
-    seeds, data = shipped_copy(tmp_path), tmp_path / "data"
-    with Library([seeds], data) as library:
-        library.sync()
-        ids = [h.id for h in library.search("", None, 10, 0).hits][:5]
-        library.tag(ids, ["moe"])
+    seeds, data, ids = _five_tagged(tmp_path)
     app = app_on(seeds, data)
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
@@ -217,11 +224,7 @@ async def test_undoing_a_tag_brings_the_paper_back_under_the_cursor(tmp_path: Pa
     """Under ``tag:moe``, ``#`` ``-moe`` takes the third paper out of the results; ``u`` puts
     the tag back, and the cursor goes to that paper again (as an undone mark does), so the
     ``t`` typed after ``u`` marks it, not the paper that followed it."""
-    seeds, data = shipped_copy(tmp_path), tmp_path / "data"
-    with Library([seeds], data) as library:
-        library.sync()
-        ids = [h.id for h in library.search("", None, 10, 0).hits][:5]
-        library.tag(ids, ["moe"])
+    seeds, data, ids = _five_tagged(tmp_path)
     app = app_on(seeds, data)
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)

@@ -10,7 +10,6 @@ waits on conditions (bytes on the screen, a mark on disk, the process's end), ne
 from __future__ import annotations
 
 import fcntl
-import json
 import os
 import select
 import signal
@@ -23,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.tui_support import papertray_command, shipped_copy
+from tests.tui_support import papertray_command, papertray_json, shipped_copy
 
 DEADLINE_S = 20.0
 #: The end must come this soon after the terminal went away (a hung browser never ends).
@@ -99,10 +98,8 @@ class PtyBrowser:
 
     def to_read(self) -> list[str]:
         """The names of the papers marked to-read, read from disk by the command line."""
-        listed = subprocess.run([*papertray_command(), *self.where, "list", "--status", "to-read",
-                                 "--json"], capture_output=True, text=True, timeout=30,
-                                check=True)
-        return [hit["name"] for hit in json.loads(listed.stdout)["hits"]]
+        return [hit["name"] for hit in papertray_json(self.where, "list", "--status",
+                                                      "to-read")["hits"]]
 
     def wait_marked(self, name: str) -> None:
         end = time.monotonic() + DEADLINE_S

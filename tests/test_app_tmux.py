@@ -7,7 +7,6 @@ the screen with a deadline instead of sleeping, and always kills the server.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import shlex
@@ -21,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from db import Library
-from tests.tui_support import papertray_command, shipped_copy
+from tests.tui_support import papertray_command, papertray_json, shipped_copy
 
 TMUX = shutil.which("tmux")
 DEADLINE_S = 20.0
@@ -88,9 +87,7 @@ def test_type_mark_quit_and_the_mark_is_on_disk(tmp_path: Path) -> None:
     finally:
         terminal.close()
 
-    listed = subprocess.run([*papertray_command(), *where, "list", "--status", "to-read", "--json"],
-                            capture_output=True, text=True, timeout=30, check=True)
-    hits = json.loads(listed.stdout)["hits"]
+    hits = papertray_json(where, "list", "--status", "to-read")["hits"]
     assert [(h["name"], h["status"]) for h in hits] == [("WUDI-Merging", "to-read")]
 
 
@@ -113,9 +110,8 @@ def test_a_signal_quits_cleanly_and_keeps_the_mark(tmp_path: Path, signal_name: 
         assert "1/35" not in screen  # the alternate screen is gone: the terminal is restored
     finally:
         terminal.close()
-    listed = subprocess.run([*papertray_command(), *where, "list", "--status", "to-read", "--json"],
-                            capture_output=True, text=True, timeout=30, check=True)
-    assert [h["name"] for h in json.loads(listed.stdout)["hits"]] == ["PARM"]
+    assert [h["name"] for h in papertray_json(where, "list", "--status", "to-read")["hits"]] == [
+        "PARM"]
 
 
 def _running(pid: int) -> bool:
@@ -151,9 +147,8 @@ def test_the_browser_ends_when_its_tmux_server_is_killed(tmp_path: Path,
             os.kill(pid, signal.SIGKILL)
             raise AssertionError("papertray still ran 5 s after its tmux server was killed")
         time.sleep(0.05)
-    listed = subprocess.run([*papertray_command(), *where, "list", "--status", "to-read", "--json"],
-                            capture_output=True, text=True, timeout=30, check=True)
-    assert [h["name"] for h in json.loads(listed.stdout)["hits"]] == ["PARM"]
+    assert [h["name"] for h in papertray_json(where, "list", "--status", "to-read")["hits"]] == [
+        "PARM"]
 
 
 @pytest.mark.parametrize("ascii_mode", [False, True], ids=["unicode", "ascii"])
@@ -189,9 +184,7 @@ def test_ctrl_z_suspends_and_fg_draws_the_browser_again(tmp_path: Path, ascii_mo
         terminal.wait_for("browser-exited-0\n")
     finally:
         terminal.close()
-    listed = subprocess.run([*papertray_command(), *where, "list", "--json"], capture_output=True,
-                            text=True, timeout=30, check=True)
-    marked = {h["name"]: h["status"] for h in json.loads(listed.stdout)["hits"]
+    marked = {h["name"]: h["status"] for h in papertray_json(where, "list")["hits"]
               if h["status"] != "new"}
     assert marked == {"PARM": "to-read", "WUDI-Merging": "read"}
 
@@ -223,9 +216,7 @@ def test_a_paste_with_an_escape_and_a_line_break_is_only_search_text(tmp_path: P
         terminal.wait_for("[papertray exited 0]")
     finally:
         terminal.close()
-    listed = subprocess.run([*papertray_command(), *where, "stats", "--json"], capture_output=True,
-                            text=True, timeout=30, check=True)
-    assert json.loads(listed.stdout)["status"] == {"new": 35, "to-read": 0, "read": 0}
+    assert papertray_json(where, "stats")["status"] == {"new": 35, "to-read": 0, "read": 0}
 
 
 def test_quitting_during_the_first_build_is_prompt_and_leaves_a_whole_index(tmp_path: Path):
@@ -394,9 +385,5 @@ def test_escape_then_a_key_typed_quickly_are_two_keys(tmp_path: Path) -> None:
         terminal.wait_for("[papertray exited 0]")
     finally:
         terminal.close()
-    listed = subprocess.run([*papertray_command(), *where, "list", "--status", "to-read",
-                             "--json"], capture_output=True, text=True, timeout=30, check=True)
-    assert len(json.loads(listed.stdout)["hits"]) == 1
-    noted = subprocess.run([*papertray_command(), *where, "search", "zqxnote", "--json"],
-                           capture_output=True, text=True, timeout=30, check=True)
-    assert json.loads(noted.stdout)["total"] == 0  # Escape saved no note
+    assert len(papertray_json(where, "list", "--status", "to-read")["hits"]) == 1
+    assert papertray_json(where, "search", "zqxnote")["total"] == 0  # Escape saved no note

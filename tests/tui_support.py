@@ -6,6 +6,8 @@ and fail with a clear message at a deadline.
 
 from __future__ import annotations
 
+import json
+import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterable
@@ -112,3 +114,11 @@ def papertray_command() -> list[str]:
     if script.exists():
         return [str(script)]
     return [sys.executable, "-c", "from tui.cli import main; main()"]
+
+
+def papertray_json(where: list[str], *command: str) -> dict:
+    """What ``papertray WHERE COMMAND... --json`` prints, parsed: the state on disk as the
+    command line reads it, in a new process (``where`` is ``--seeds``/``--data-dir``)."""
+    out = subprocess.run([*papertray_command(), *where, *command, "--json"],
+                         capture_output=True, text=True, timeout=30, check=True)
+    return json.loads(out.stdout)
