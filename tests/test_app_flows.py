@@ -457,6 +457,22 @@ async def test_answers_arriving_while_the_app_closes_are_dropped(tmp_path: Path)
     assert queued and all(queued)
 
 
+async def test_keys_typed_after_q_do_nothing(tmp_path: Path) -> None:
+    """``t`` then ``question`` in one burst (a mark, then q and the rest of a word meant for
+    the shell): the app quits with the mark made. The exit waited behind the keys typed after
+    ``q``, and ``u`` undid the mark on the way out (``e`` exported, ``t`` marked again...)."""
+    app, seeds, data = shipped_app(tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        burst(app, ["slash", *"wudi", "enter", "t", *"question"])
+        await wait_for(pilot, lambda: not app.is_running, "the app to exit")
+    with Library([seeds], data) as library:
+        marked = {h.name: h.status for h in library.search("", None, 50, 0).hits
+                  if h.status != "new"}
+        assert marked == {"WUDI-Merging": "to-read"}
+    assert not (data / "exports").exists()
+
+
 async def test_a_broken_seed_file_is_reported_at_start(tmp_path: Path) -> None:
     seeds = copy_files(tmp_path / "seeds", [ODD_SEEDS / "brackets.txt", ODD_SEEDS / "empty.txt"])
     app = app_on(seeds, tmp_path / "data")

@@ -71,6 +71,7 @@ class SearchingApp(LibraryWorkers, App[None]):
 
     debounce_seconds: float
     _syncing = False  # the subclass says when a sync runs
+    _leaving = False  # exit() was called: keys typed since are not acted on
     # ... and when a step only the marks file can answer (an undo, a note, tags) is on its way
     _unpredicted_pending = False
 
@@ -402,6 +403,13 @@ class SearchingApp(LibraryWorkers, App[None]):
             return searching if action == "leave_search" else not searching
         return True
 
+    def exit(self, *args, **kwargs) -> None:
+        """Exit (see Textual's ``App.exit``); keys that arrive from now on are dropped: the
+        exit waits for its turn in the app's queue, behind the keys typed after ``q``, and
+        those acted (``q`` then ``u`` in one burst undid the last mark on the way out)."""
+        self._leaving = True
+        super().exit(*args, **kwargs)
+
     async def _on_message(self, message: Message) -> None:
         """Drop a worker's message that arrives while the app closes: the screens are taken
         down before the app's own queue stops, and its handler would look for widgets that
@@ -423,6 +431,8 @@ class SearchingApp(LibraryWorkers, App[None]):
         never wait. Held keys are posted again when released; a key that arrives while they
         are on their way waits behind them, so keys are always handled in the order typed.
         """
+        if self._leaving and isinstance(event, events.Key | events.Paste):
+            return  # typed after q (for the shell, maybe): "q" then "u" undid the last mark
         if (not isinstance(event, events.Key | events.Paste) or event.is_forwarded
                 or (isinstance(event, events.Key) and event.key in _NEVER_HELD)):
             await super().on_event(event)
