@@ -473,6 +473,22 @@ async def test_keys_typed_after_q_do_nothing(tmp_path: Path) -> None:
     assert not (data / "exports").exists()
 
 
+async def test_keys_typed_before_a_signal_act_and_those_after_it_do_not(tmp_path: Path) -> None:
+    """SIGTERM, SIGHUP or the terminal going away (:meth:`exit_in_turn`) while ``t t`` wait in
+    the app's queue: both papers are marked, as if ``q`` had been typed after them; the ``u``
+    that arrives after it does nothing. The exit came at once and dropped the two keys."""
+    app, seeds, data = shipped_app(tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        burst(app, ["t", "t"])
+        app.exit_in_turn()
+        burst(app, ["u"])
+        await wait_for(pilot, lambda: not app.is_running, "the app to exit")
+    with Library([seeds], data) as library:
+        statuses = [h.status for h in library.search("", None, 50, 0).hits]
+    assert statuses[:3] == ["to-read", "to-read", "new"]
+
+
 async def test_a_broken_seed_file_is_reported_at_start(tmp_path: Path) -> None:
     seeds = copy_files(tmp_path / "seeds", [ODD_SEEDS / "brackets.txt", ODD_SEEDS / "empty.txt"])
     app = app_on(seeds, tmp_path / "data")

@@ -516,7 +516,7 @@ def run_app(seeds: list[str] | None = None, data_dir: str | None = None,
         loop = asyncio.get_running_loop()
         for signum in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
             with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
-                loop.add_signal_handler(signum, app.exit)
+                loop.add_signal_handler(signum, app.exit_in_turn)
         await app.run_async()
 
     asyncio.run(main())

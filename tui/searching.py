@@ -410,6 +410,13 @@ class SearchingApp(LibraryWorkers, App[None]):
         self._leaving = True
         super().exit(*args, **kwargs)
 
+    def exit_in_turn(self) -> None:
+        """Exit once the keys already received are handled: for an exit asked from outside
+        the keys (SIGTERM, SIGHUP, the terminal going away). :meth:`exit` at once dropped the
+        keys typed before it that still waited in the app's queue (``t t`` then SIGTERM: no
+        mark made)."""
+        self.call_later(self.exit)
+
     async def _on_message(self, message: Message) -> None:
         """Drop a worker's message that arrives while the app closes: the screens are taken
         down before the app's own queue stops, and its handler would look for widgets that

@@ -264,7 +264,8 @@ else:
                 return
             self._gone.set()
             with contextlib.suppress(RuntimeError):  # a closed loop: the app has ended
-                self._loop.call_soon_threadsafe(self._app.exit)
+                # after the keys read before the input ended (App.call_later: in the app's queue)
+                self._loop.call_soon_threadsafe(self._app.call_later, self._app.exit)
 
         def suspend_application_mode(self) -> None:
             self._suspended = True
