@@ -264,8 +264,9 @@ else:
                 return
             self._gone.set()
             with contextlib.suppress(RuntimeError):  # a closed loop: the app has ended
-                # after the keys read before the input ended (App.call_later: in the app's queue)
-                self._loop.call_soon_threadsafe(self._app.call_later, self._app.exit)
+                # after the keys read before the input ended (papertray's exit_in_turn)
+                self._loop.call_soon_threadsafe(getattr(self._app, "exit_in_turn",
+                                                        self._app.exit))
 
         def suspend_application_mode(self) -> None:
             self._suspended = True
