@@ -28,6 +28,7 @@ from tests.tui_support import (
     type_text,
     wait_for,
 )
+from tui import searching
 from tui.app import PapertrayApp
 from tui.display import GLYPHS
 from tui.screens import HelpScreen
@@ -471,6 +472,37 @@ async def test_keys_typed_after_q_do_nothing(tmp_path: Path) -> None:
                   if h.status != "new"}
         assert marked == {"WUDI-Merging": "to-read"}
     assert not (data / "exports").exists()
+
+
+async def test_ctrl_q_typed_behind_waiting_keys_quits_after_them(tmp_path: Path) -> None:
+    """``/wudi⏎ t ctrl+q`` in one burst: the ``t`` waits for the hits of "wudi", and ctrl+q,
+    which quit at once, quit before it: the mark was lost. ctrl+q now waits behind keys that
+    wait (for :data:`QUIT_WAIT_S` at most); with nothing waiting it quits at once."""
+    app, seeds, data = shipped_app(tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        burst(app, ["slash", *"wudi", "enter", "t", "a", *"hi", "enter", "ctrl+q", "u"])
+        await wait_for(pilot, lambda: not app.is_running, "the app to exit")
+    with Library([seeds], data) as library:
+        marked = {h.name: (h.status, library.get(h.id).note)
+                  for h in library.search("", None, 50, 0).hits if h.status != "new"}
+    assert marked == {"WUDI-Merging": ("to-read", "hi")}
+
+
+async def test_ctrl_q_quits_when_the_keys_before_it_wait_too_long(tmp_path: Path,
+                                                                  monkeypatch) -> None:
+    """A key that waits for ever (here: for a search bar that never catches up) does not keep
+    ctrl+q from quitting: it quits after :data:`QUIT_WAIT_S`."""
+    monkeypatch.setattr(searching, "QUIT_WAIT_S", 0.2)
+    app, seeds, data = shipped_app(tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        app._awaiting_input = True  # the search bar that never catches up
+        app.table.focus()
+        burst(app, ["t", "ctrl+q"])
+        await wait_for(pilot, lambda: not app.is_running, "the app to exit")
+    with Library([seeds], data) as library:
+        assert library.counts()["to-read"] == 0
 
 
 async def test_keys_typed_before_a_signal_act_and_those_after_it_do_not(tmp_path: Path) -> None:

@@ -44,7 +44,11 @@ from tui.workers import (
 )
 
 #: Keys that are never held back (see :meth:`SearchingApp.on_event`).
-_NEVER_HELD = ("ctrl+q", "ctrl+c")
+_NEVER_HELD = ("ctrl+c",)
+#: Seconds ctrl+q waits behind keys typed before it that wait themselves (for a search answer,
+#: a note being written...), at most: those keys act first (``/wudi⏎ t ctrl+q`` marks, then
+#: quits), but a step that never ends must not keep the keyboard's way out from working.
+QUIT_WAIT_S = 2.0
 #: Seconds the screen may wait, after a key changed the query, for the answer to that query
 #: before it is drawn anyway (:meth:`SearchingApp._hold_paint`).
 PAINT_HOLD_S = 0.05
@@ -434,9 +438,10 @@ class SearchingApp(LibraryWorkers, App[None]):
         of "wudi" do, and would mark whatever row the old answer had under the cursor; after
         ``u`` a ``t`` must toggle the status the undo gave back, which only the marks file
         knows; after ``G t`` the ``t`` is for the last paper, whose window is still on its way.
-        Such keys wait, in order, until the newest answer is shown; ctrl+q and ctrl+c
-        never wait. Held keys are posted again when released; a key that arrives while they
-        are on their way waits behind them, so keys are always handled in the order typed.
+        Such keys wait, in order, until the newest answer is shown; ctrl+c never waits, and
+        ctrl+q waits only behind keys that wait, for :data:`QUIT_WAIT_S` at most. Held keys
+        are posted again when released; a key that arrives while they are on their way waits
+        behind them, so keys are always handled in the order typed.
         """
         if self._leaving and isinstance(event, events.Key | events.Paste):
             return  # typed after q (for the shell, maybe): "q" then "u" undid the last mark
@@ -449,6 +454,11 @@ class SearchingApp(LibraryWorkers, App[None]):
                 del self._ghosts[i]
                 return
         replayed = bool(self._replaying) and event is self._replaying[0]
+        if not replayed and isinstance(event, events.Key) and event.key == "ctrl+q":
+            if not (self._replaying or self._held_keys):  # no key typed before it waits
+                await super().on_event(event)
+                return
+            self.set_timer(QUIT_WAIT_S, self._quit_anyway)  # it waits behind them, not for ever
         if replayed:
             self._replaying.popleft()
             # waiting again: it and the keys behind it go back in line
@@ -529,6 +539,11 @@ class SearchingApp(LibraryWorkers, App[None]):
             self._paper_wait = (paper_id, now + PAPER_WAIT_S)
             self.set_timer(PAPER_WAIT_S, self._keys_welcome)
         return now < self._paper_wait[1]  # else waited long enough for it: the key goes on
+
+    def _quit_anyway(self) -> None:
+        """ctrl+q waited :data:`QUIT_WAIT_S` behind keys that still wait: quit now."""
+        if self.is_running and not self._leaving:
+            self.exit()
 
     @on(CommandPalette.Closed)
     def _palette_closed(self) -> None:
