@@ -148,8 +148,14 @@ def complete(conn: sqlite3.Connection, q: Query) -> None:
             tok = term.tokens[-1]
             words = conn.execute("SELECT term FROM vocab WHERE term > ? AND term < ? "
                                  "ORDER BY df DESC LIMIT ?", (tok, tok + "\U0010ffff", 50))
-            term.completions = tuple(
-                w for (w,) in words if not stem(w).startswith(tok))[:COMPLETIONS]
+            stems: set[str] = set()  # one word a stem: each counts in bm25 on its own
+            kept = []
+            for (w,) in words:
+                s = stem(w)
+                if not s.startswith(tok) and s not in stems:
+                    stems.add(s)
+                    kept.append(w)
+            term.completions = tuple(kept[:COMPLETIONS])
 
 
 #: A compound's other spelling is searched too when it is this common next to the spelling

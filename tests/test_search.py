@@ -198,6 +198,17 @@ def test_a_word_being_typed_finds_its_other_number_too(shipped_library):
     assert ids(found.hits) == ids(shipped_library.search("matrices").hits)
 
 
+def test_a_word_being_typed_counts_once_however_many_words_it_completes_to(shipped_library):
+    # "adapti" completes to adapting, adaptive, adaptively: one stem in the index ("adapt"),
+    # searched three times it counted three times in bm25; its hits and their scores are now
+    # those of the whole word typed
+    typed = shipped_library.search("adapti", typing=True)
+    whole = shipped_library.search("adaptive")
+    assert typed.total == whole.total > 1
+    assert [(h.id, round(h.score, 9)) for h in typed.hits] == [
+        (h.id, round(h.score, 9)) for h in whole.hits]
+
+
 def test_a_longer_query_keeps_the_number_typed_unless_no_paper_has_it(shipped_library):
     # a title remembered: the form typed is the paper's own (db.rewrite.PLURAL_TERMS)
     found = shipped_library.search("low rank matrix completion")
