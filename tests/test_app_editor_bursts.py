@@ -18,12 +18,14 @@ from db import Library
 from tests.tui_support import (
     app_on,
     burst,
+    record_notifications,
     settle,
     shipped_app,
     shipped_copy,
     type_text,
     wait_for,
 )
+from tui import searching
 from tui.app import PapertrayApp
 from tui.editors import TextPrompt
 
@@ -194,6 +196,25 @@ async def test_a_key_typed_right_after_esc_closes_the_palette_acts_on_the_table(
         assert library.get(PARM).status == "to-read"
 
 
+async def test_keys_after_esc_go_on_when_the_palette_does_not_close(
+        tmp_path: Path, monkeypatch) -> None:
+    """Keys typed after Esc wait for the palette to close, :data:`PALETTE_CLOSE_S` at most:
+    should it stay open (here its Esc does nothing) they go to it after the wait, not never."""
+    monkeypatch.setattr(searching, "PALETTE_CLOSE_S", 0.2)
+    monkeypatch.setattr(CommandPalette, "_action_escape", lambda self: None)
+    app = shipped_app(tmp_path)[0]
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+p")
+        await wait_for(pilot, lambda: isinstance(app.screen, CommandPalette)
+                       and app.screen.query_one(CommandInput).has_focus, "the palette to open")
+        burst(app, ["escape", *"the"])
+        await wait_for(pilot, lambda: app.screen.query_one(CommandInput).value == "the",
+                       "the keys typed after Esc")
+        assert isinstance(app.screen, CommandPalette)
+        assert not app._held_keys and not app._replaying
+
+
 @pytest.mark.parametrize("key", ["a", "number_sign"])
 async def test_an_editor_opened_right_after_a_move_edits_the_paper_moved_to(
         tmp_path: Path, key: str) -> None:
@@ -218,6 +239,25 @@ async def test_an_editor_opened_right_after_a_move_edits_the_paper_moved_to(
             assert (library.get(second).tags, library.get(PARM).tags) == (("sex",), ("tex",))
         assert library.get(second).status == library.get(PARM).status == "new"
     assert not (data / "exports").exists()
+
+
+async def test_keys_waiting_for_a_paper_that_never_loads_go_on_after_the_wait(
+        tmp_path: Path, monkeypatch) -> None:
+    """``j a j`` while the second paper never reaches the panel: ``a`` waits for it
+    :data:`PAPER_WAIT_S`, then says it is still loading (no editor opens on a paper not
+    shown), and the ``j`` behind it moves on: no key waits for ever."""
+    monkeypatch.setattr(searching, "PAPER_WAIT_S", 0.2)
+    app = shipped_app(tmp_path)[0]
+    notes = record_notifications(app)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        app.load_paper = lambda paper_id: None  # the paper moved to never comes
+        third = app.table.paper_ids[2]
+        burst(app, ["j", "a", "j"])
+        await wait_for(pilot, lambda: app.table.current_id == third, "the last j")
+        assert app.screen is app.main_screen
+        assert notes == ["the paper is still loading; try again"]
+        assert not app._held_keys and not app._replaying
 
 
 async def test_undoing_a_tag_brings_the_paper_back_under_the_cursor(tmp_path: Path) -> None:
