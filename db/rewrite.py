@@ -136,8 +136,9 @@ COMPLETIONS = 8
 
 
 def complete(conn: sqlite3.Connection, q: Query) -> None:
-    """Give each one-word prefix of ``q`` the most frequent index words it begins whose stem it
-    does not begin ("reinforcement" for "reinforcem": the index holds "reinforc"). Words the
+    """Give each one-word prefix of ``q`` the most frequent index words it begins whose stem
+    FTS5's stemmed prefix does not begin ("reinforcement" for "reinforcem": the index holds
+    "reinforc"; not "adaptively" for "adaptive", which FTS5 searches as "adapt"*). Words the
     prefix matches anyway are left out: a second match would count twice in bm25. An excluded
     prefix gets them too: "-reinforcem*" drops the papers "reinforcem*" finds; and so does the
     last word of a phrase being typed ("multi-objectiv": "objective", stem "object")."""
@@ -146,13 +147,16 @@ def complete(conn: sqlite3.Connection, q: Query) -> None:
     for term in q.terms:
         if term.prefix and term.tokens and not term.variants:
             tok = term.tokens[-1]
+            # FTS5 stems the prefix as well: "adaptive"* is "adapt"*, which finds "adaptively"
+            # ("adaptive" typed in full counted twice), and "happy"* is "happi"*
+            matched = stem(tok)
             words = conn.execute("SELECT term FROM vocab WHERE term > ? AND term < ? "
                                  "ORDER BY df DESC LIMIT ?", (tok, tok + "\U0010ffff", 50))
             stems: set[str] = set()  # one word a stem: each counts in bm25 on its own
             kept = []
             for (w,) in words:
                 s = stem(w)
-                if not s.startswith(tok) and s not in stems:
+                if not s.startswith(matched) and s not in stems:
                     stems.add(s)
                     kept.append(w)
             term.completions = tuple(kept[:COMPLETIONS])

@@ -209,6 +209,18 @@ def test_a_word_being_typed_counts_once_however_many_words_it_completes_to(shipp
         (h.id, round(h.score, 9)) for h in whole.hits]
 
 
+def test_a_whole_word_still_being_typed_counts_once(shipped_library):
+    # FTS5 stems a prefix as well: "adaptive"* is "adapt"*, which matches "adaptively" (stem
+    # "adapt") already; searched as a completion too it counted twice, and a paper's score
+    # doubled the moment its word was typed in full
+    typed = shipped_library.search("adaptive", typing=True)
+    whole = shipped_library.search("adaptive")
+    assert "adaptively" not in typed.effective_query
+    assert typed.total == whole.total > 1
+    assert [(h.id, round(h.score, 9)) for h in typed.hits] == [
+        (h.id, round(h.score, 9)) for h in whole.hits]
+
+
 def test_a_longer_query_keeps_the_number_typed_unless_no_paper_has_it(shipped_library):
     # a title remembered: the form typed is the paper's own (db.rewrite.PLURAL_TERMS)
     found = shipped_library.search("low rank matrix completion")
