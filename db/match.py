@@ -47,11 +47,15 @@ def _spans(text: str) -> Iterator[tuple[int, int, str]]:
 
 
 def _matcher(terms: Sequence[str]):
-    """``term`` matches a token with the same stem; ``term*`` any token starting with term."""
+    """``term`` matches a token with the same stem; ``term*`` any token starting with term, or
+    whose stem starts with term's stem (FTS5 stems a prefix too: "adaptive"* is "adapt"*,
+    which finds "adaptation")."""
     terms = [fold(t) for t in terms]
     stems = {stem(t) for t in terms if t and not t.endswith("*")}
     prefixes = tuple(t[:-1] for t in terms if t.endswith("*") and len(t) > 1)
-    return lambda tok: stem(tok) in stems or (bool(prefixes) and tok.startswith(prefixes))
+    stemmed = tuple({stem(p) for p in prefixes})
+    return lambda tok: stem(tok) in stems or (bool(prefixes) and (
+        tok.startswith(prefixes) or stem(tok).startswith(stemmed)))
 
 
 def match_spans(text: str, terms: Sequence[str]) -> list[tuple[int, int]]:

@@ -87,7 +87,7 @@ def run(conn: sqlite3.Connection, text: str, status: str | None, limit: int, off
     terms = tuple(dict.fromkeys(
         tok + ("*" if t.prefix and i == len(spelt) - 1 else "")
         for t in q.positive for spelt in (t.tokens, *(a.split() for a in t.alternatives))
-        for i, tok in enumerate((*spelt, *t.variants))))
+        for i, tok in enumerate((*spelt, *t.variants, *t.completions))))
     return SearchResult(text, q.describe(), "; ".join(notices), total, hits, terms)
 
 

@@ -236,6 +236,21 @@ def test_the_words_to_highlight_include_corrections_and_the_prefix(shipped_libra
     assert shipped_library.search("c3po").terms == ("c", "3po")
 
 
+@pytest.mark.parametrize("typed", ["adapti", "adaptive"])
+def test_every_paper_a_word_being_typed_finds_shows_what_it_matched(shipped_library, typed):
+    # PARM is found by its "adapt" and "Low-Rank Adaptation" (stem "adapt"): through the
+    # completion "adapting" of "adapti", and through "adaptive"*, which FTS5 searches as
+    # "adapt"*; neither "adapti*" nor "adaptive*" begins them, so nothing was highlighted
+    result = shipped_library.search(typed, typing=True, limit=50)
+    assert result.total == 9
+    for hit in result.hits:
+        text = shipped_library.get(hit.id).abstract_source
+        assert match_spans(text, result.terms), hit.name
+    parm = next(h for h in result.hits if h.name == "PARM")
+    text = shipped_library.get(parm.id).abstract_source
+    assert {text[a:b] for a, b in match_spans(text, result.terms)} == {"adapt", "Adaptation"}
+
+
 def test_snippets_mark_what_matched(shipped_library):
     result = shipped_library.search("c3po")
     snippet = shipped_library.snippets([C_3PO, "0" * 16], result.terms)
