@@ -439,7 +439,8 @@ class SearchingApp(LibraryWorkers, App[None]):
         ``u`` a ``t`` must toggle the status the undo gave back, which only the marks file
         knows; after ``G t`` the ``t`` is for the last paper, whose window is still on its way.
         Such keys wait, in order, until the newest answer is shown; ctrl+c never waits, and
-        ctrl+q waits only behind keys that wait, for :data:`QUIT_WAIT_S` at most. Held keys
+        ctrl+q waits only behind keys that wait (a prompt or the palette that closes is
+        one), for :data:`QUIT_WAIT_S` at most. Held keys
         are posted again when released; a key that arrives while they are on their way waits
         behind them, so keys are always handled in the order typed.
         """
@@ -455,7 +456,9 @@ class SearchingApp(LibraryWorkers, App[None]):
                 return
         replayed = bool(self._replaying) and event is self._replaying[0]
         if not replayed and isinstance(event, events.Key) and event.key == "ctrl+q":
-            if not (self._replaying or self._held_keys):  # no key typed before it waits
+            # no key typed before it waits; a prompt or the palette that closes (Enter or Esc
+            # typed before it) is such a key: the note Enter saved was written after the quit
+            if not (self._replaying or self._held_keys or self._screen_holds_keys()):
                 await super().on_event(event)
                 return
             self.set_timer(QUIT_WAIT_S, self._quit_anyway)  # it waits behind them, not for ever
@@ -509,15 +512,20 @@ class SearchingApp(LibraryWorkers, App[None]):
         await super().on_event(event)
 
     def _holding_keys(self) -> bool:
-        screen = self.screen_stack[-1] if self.screen_stack else None
-        if isinstance(screen, TextPrompt) and screen.holds_keys:
-            return True  # it opens or closes: a key is for its input, or for the screen below
-        if screen is not None and screen is self._palette_leaving:
-            return True  # Esc was sent to the palette: a key is for the screen below
+        if self._screen_holds_keys():
+            return True
         if self.lib is None or self.focused is not self.table:
             return False
         return (self._awaiting_input or self._search_pending or self._unpredicted_pending
                 or self.table.moving)
+
+    def _screen_holds_keys(self) -> bool:
+        """Whether the screen on top is opening or closing (a key that arrives now is for the
+        screen that will be on top then)."""
+        screen = self.screen_stack[-1] if self.screen_stack else None
+        if isinstance(screen, TextPrompt) and screen.holds_keys:
+            return True  # it opens or closes: a key is for its input, or for the screen below
+        return screen is not None and screen is self._palette_leaving  # Esc was sent to it
 
     def _waits_for_paper(self, event: events.Key | events.Paste) -> bool:
         """Whether ``event`` is a key for the table whose action needs the cursor paper in the
