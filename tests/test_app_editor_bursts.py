@@ -303,3 +303,45 @@ async def test_ctrl_q_right_after_enter_in_an_editor_quits_after_the_save(
         expected = (text, ()) if key == "a" else ("", tuple(sorted(text.split())))
         assert (paper.note, paper.tags) == expected
         assert library.counts()["to-read"] == 0  # the t typed after ctrl+q did not act
+
+
+@pytest.mark.parametrize("key", ["a", "number_sign"])
+async def test_ctrl_q_in_an_editor_saves_what_was_typed(tmp_path: Path, key: str) -> None:
+    """ctrl+q while a note (or tags) is being written saves it, as Enter would, then quits:
+    the quit dropped it, silently and for good; Esc is the key that drops it (and a note
+    saved by mistake is one ``u`` away from gone). Typed at leisure, or ``a``, the note and
+    ctrl+q in one burst."""
+    app, seeds, data = shipped_app(tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await pilot.press(key)
+        await wait_for(pilot, lambda: isinstance(app.screen, TextPrompt)
+                       and not app.screen.holds_keys, "the editor to open")
+        await type_text(pilot, "slow")
+        await wait_for(pilot, lambda: app.screen.input.value == "slow", "the text typed")
+        await pilot.press("ctrl+q")
+        await wait_for(pilot, lambda: not app.is_running, "the app to exit")
+    app = app_on(seeds, data)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        burst(app, ["j", key, *"fast", "ctrl+q", "t"])
+        await wait_for(pilot, lambda: not app.is_running, "the app to exit")
+    with Library([seeds], data) as library:
+        second = library.search("", None, 10, 0).hits[1].id
+        papers = library.get(PARM), library.get(second)
+        if key == "a":
+            assert [p.note for p in papers] == ["slow", "fast"]
+        else:
+            assert [p.tags for p in papers] == [("slow",), ("fast",)]
+        assert library.counts()["to-read"] == 0  # the t typed after ctrl+q did not act
+
+
+async def test_ctrl_q_after_esc_in_an_editor_saves_nothing(tmp_path: Path) -> None:
+    """Esc drops the note typed, ctrl+q right behind it does not save it after all."""
+    app, seeds, data = shipped_app(tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        burst(app, ["a", *"gone", "escape", "ctrl+q"])
+        await wait_for(pilot, lambda: not app.is_running, "the app to exit")
+    with Library([seeds], data) as library:
+        assert library.get(PARM).note == ""

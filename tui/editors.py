@@ -1,6 +1,7 @@
 """A one-line editor over the browser, for a paper's note (``a``) and its tags (``#``).
 
-Enter or ctrl+s saves (the screen is dismissed with the text), Esc cancels (dismissed with None).
+Enter or ctrl+s saves (the screen is dismissed with the text), Esc cancels (dismissed with None);
+ctrl+q saves, then quits (``tui.searching.SearchingApp._save_prompt``).
 The paper's label is shown as plain text, never as markup.
 
 Keys come in bursts over SSH: ``a``, the note, Enter and the next key may all arrive before

@@ -440,7 +440,8 @@ class SearchingApp(LibraryWorkers, App[None]):
         knows; after ``G t`` the ``t`` is for the last paper, whose window is still on its way.
         Such keys wait, in order, until the newest answer is shown; ctrl+c never waits, and
         ctrl+q waits only behind keys that wait (a prompt or the palette that closes is
-        one), for :data:`QUIT_WAIT_S` at most. Held keys
+        one), for :data:`QUIT_WAIT_S` at most; in the note or tags editor it saves first
+        (:meth:`_save_prompt`). Held keys
         are posted again when released; a key that arrives while they are on their way waits
         behind them, so keys are always handled in the order typed.
         """
@@ -455,13 +456,17 @@ class SearchingApp(LibraryWorkers, App[None]):
                 del self._ghosts[i]
                 return
         replayed = bool(self._replaying) and event is self._replaying[0]
-        if not replayed and isinstance(event, events.Key) and event.key == "ctrl+q":
+        if isinstance(event, events.Key) and event.key == "ctrl+q":
+            first = replayed or not (self._replaying or self._held_keys)  # no key before it
+            saving = first and self._save_prompt()  # it then waits for the prompt to close
             # no key typed before it waits; a prompt or the palette that closes (Enter or Esc
             # typed before it) is such a key: the note Enter saved was written after the quit
-            if not (self._replaying or self._held_keys or self._screen_holds_keys()):
+            if not (replayed or saving or self._replaying or self._held_keys
+                    or self._screen_holds_keys()):
                 await super().on_event(event)
                 return
-            self.set_timer(QUIT_WAIT_S, self._quit_anyway)  # it waits behind them, not for ever
+            if not replayed:
+                self.set_timer(QUIT_WAIT_S, self._quit_anyway)  # it waits, not for ever
         if replayed:
             self._replaying.popleft()
             # waiting again: it and the keys behind it go back in line
@@ -547,6 +552,19 @@ class SearchingApp(LibraryWorkers, App[None]):
             self._paper_wait = (paper_id, now + PAPER_WAIT_S)
             self.set_timer(PAPER_WAIT_S, self._keys_welcome)
         return now < self._paper_wait[1]  # else waited long enough for it: the key goes on
+
+    def _save_prompt(self) -> bool:
+        """ctrl+q while a note or tags are being written: save them, as Enter would, and True
+        (the prompt then holds the keys until it is closed, ctrl+q among them).
+
+        Esc is the key that drops what was typed. A quit dropped it too, silently, and for
+        good (``a``, a note, ctrl+q in one burst; or a long note not yet saved), where a note
+        saved by mistake is one ``u`` away from gone."""
+        screen = self.screen_stack[-1] if self.screen_stack else None
+        if isinstance(screen, TextPrompt) and not screen.holds_keys:
+            screen.action_save()
+            return True
+        return False
 
     def _quit_anyway(self) -> None:
         """ctrl+q waited :data:`QUIT_WAIT_S` behind keys that still wait: quit now."""
