@@ -521,6 +521,22 @@ async def test_keys_typed_before_a_signal_act_and_those_after_it_do_not(tmp_path
     assert statuses[:3] == ["to-read", "to-read", "new"]
 
 
+async def test_a_signal_keeps_held_keys_and_the_note_being_written(tmp_path: Path) -> None:
+    """SIGTERM, SIGHUP or the terminal going away (:meth:`exit_in_turn`) right after
+    ``/wudi⏎ t a hi``: the ``t`` held back for the hits of "wudi" marks, the note typed is
+    saved (as ctrl+q does), then the browser quits. Both were dropped."""
+    app, seeds, data = shipped_app(tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        burst(app, ["slash", *"wudi", "enter", "t", "k", "a", *"hi"])
+        app.exit_in_turn()
+        await wait_for(pilot, lambda: not app.is_running, "the app to exit")
+    with Library([seeds], data) as library:
+        marked = {h.name: (h.status, library.get(h.id).note)
+                  for h in library.search("", None, 50, 0).hits if h.status != "new"}
+    assert marked == {"WUDI-Merging": ("to-read", "hi")}
+
+
 async def test_a_broken_seed_file_is_reported_at_start(tmp_path: Path) -> None:
     seeds = copy_files(tmp_path / "seeds", [ODD_SEEDS / "brackets.txt", ODD_SEEDS / "empty.txt"])
     app = app_on(seeds, tmp_path / "data")

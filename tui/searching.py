@@ -415,11 +415,13 @@ class SearchingApp(LibraryWorkers, App[None]):
         super().exit(*args, **kwargs)
 
     def exit_in_turn(self) -> None:
-        """Exit once the keys already received are handled: for an exit asked from outside
-        the keys (SIGTERM, SIGHUP, the terminal going away). :meth:`exit` at once dropped the
-        keys typed before it that still waited in the app's queue (``t t`` then SIGTERM: no
-        mark made)."""
-        self.call_later(self.exit)
+        """Exit as ctrl+q typed now does, for an exit asked from outside the keys (SIGTERM,
+        SIGHUP, the terminal going away): after the keys already received, those held back
+        included (:data:`QUIT_WAIT_S` at most), and with a note or tags being written saved.
+        :meth:`exit` at once dropped the keys typed before it that still waited in the app's
+        queue (``t t`` then SIGTERM: no mark made), and a queued exit still dropped the keys
+        held back (``/wudi⏎ t``, then the connection drops: no mark) and the note typed."""
+        self.post_message(events.Key("ctrl+q", None))
 
     async def _on_message(self, message: Message) -> None:
         """Drop a worker's message that arrives while the app closes: the screens are taken
