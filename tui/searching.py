@@ -447,8 +447,11 @@ class SearchingApp(LibraryWorkers, App[None]):
         are posted again when released; a key that arrives while they are on their way waits
         behind them, so keys are always handled in the order typed.
         """
-        if self._leaving and isinstance(event, events.Key | events.Paste):
-            return  # typed after q (for the shell, maybe): "q" then "u" undid the last mark
+        if (self._leaving or not self.screen_stack) and isinstance(
+                event, events.Key | events.Paste):
+            # typed after q (for the shell, maybe): "q" then "u" undid the last mark; or a held
+            # key posted again reaches an app whose screens are gone (Textual's teardown)
+            return
         if (not isinstance(event, events.Key | events.Paste) or event.is_forwarded
                 or (isinstance(event, events.Key) and event.key in _NEVER_HELD)):
             await super().on_event(event)
