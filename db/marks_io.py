@@ -134,6 +134,8 @@ def read_file(data: bytes) -> tuple[list, list]:
         doc = json.loads(data.decode("utf-8-sig"))
     except (UnicodeDecodeError, ValueError) as exc:
         raise LibraryError(f"not a papertray marks file (not JSON: {exc})") from None
+    except RecursionError:  # [[[[…: nested deeper than Python parses
+        raise LibraryError("not a papertray marks file (JSON nested too deeply)") from None
     if not isinstance(doc, dict) or doc.get("format") != FORMAT or not isinstance(
             doc.get("marks"), list):
         raise LibraryError("not a papertray marks file (write one with `papertray marks export`)")

@@ -217,3 +217,14 @@ async def test_a_theme_chosen_in_the_palette_is_remembered(tmp_path: Path) -> No
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         assert app.theme == "gruvbox"
+
+
+def test_a_settings_file_nested_too_deeply_is_ignored_with_a_notice(tmp_path):
+    from db.settings import Settings
+
+    path = tmp_path / "settings.json"
+    path.write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
+    settings, notice = Settings.load(path)  # was: RecursionError, the browser ended at start
+    assert (settings.filter, settings.theme, settings.layout) == ("all", None, "auto")
+    assert notice == ("settings file settings.json ignored (RecursionError); defaults are used "
+                      "and it is rewritten on the next change")

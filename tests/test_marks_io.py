@@ -125,6 +125,9 @@ def test_invalid_records_are_counted_not_applied(two_machines):
     (b"\x00\x01garbage", "not a papertray marks file (not JSON"),
     (b'{"marks": []}', "not a papertray marks file (write one with"),
     (b'{"format": "papertray-marks", "version": 9, "marks": []}', "marks file version 9 is"),
+    pytest.param(b'{"format": "papertray-marks", "version": 1, "marks": [' + b"[" * 100_000
+                 + b"]" * 100_000 + b"]}", "not a papertray marks file (JSON nested too deeply)",
+                 id="nested-too-deeply"),  # was: RecursionError, a traceback
 ])
 def test_a_file_that_is_no_marks_file_is_one_line(two_machines, data, message):
     with pytest.raises(LibraryError) as caught:
