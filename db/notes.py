@@ -53,6 +53,15 @@ def note_text(text: str) -> str:
     return _SURROGATE_RE.sub("\ufffd", one_line(text or "").strip())[:MAX_NOTE_CHARS]
 
 
+def check_note_length(text: str) -> None:
+    """Raise :class:`LibraryError` when ``text`` is longer than a note can be: a note given
+    whole (the command line) is refused rather than cut, whose end would be lost unsaid."""
+    length = len(one_line(text or "").strip())
+    if length > MAX_NOTE_CHARS:
+        raise LibraryError(f"a note is at most {MAX_NOTE_CHARS} characters and this one has "
+                           f"{length}; nothing was saved")
+
+
 def note_of(conn: sqlite3.Connection, paper_id: str) -> str:
     """The note of ``paper_id`` ("" when none)."""
     row = conn.execute("SELECT text FROM notes WHERE paper_id=?", (paper_id,)).fetchone()

@@ -63,3 +63,18 @@ def test_bad_input_is_one_line(papertray):
     unknown = papertray("note", "ffff", "text")
     assert (unknown.exit_code, unknown.stderr) == (
         1, "papertray: no paper has an id starting with ffff\n")
+
+
+def test_a_note_too_long_is_refused_not_cut(papertray):
+    """`papertray note ID <2,507 characters>` said "note saved" and kept the first 2,000: the
+    end of the note was gone, unsaid. It is refused whole; the note before is kept."""
+    assert papertray("note", "0412", "first").exit_code == 0
+    long_note = "word " * 500 + "THE END"
+    refused = papertray("note", "0412", long_note)
+    assert (refused.exit_code, refused.stdout) == (1, "")
+    assert refused.stderr == ("papertray: a note is at most 2000 characters and this one has "
+                              "2507; nothing was saved\n")
+    assert papertray("note", "0412").stdout == "first\n"
+    exact = "x" * 2000
+    assert papertray("note", "0412", exact).exit_code == 0
+    assert papertray("note", "0412").stdout == exact + "\n"
