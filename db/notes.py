@@ -33,6 +33,9 @@ def tag_name(text: str) -> str:
     letters, digits and ``_ . + / -`` dropped, at most :data:`MAX_TAG_CHARS`. Raises
     :class:`LibraryError` when nothing is left.
     """
+    if _SURROGATE_RE.search(text or ""):  # bytes of a Latin-1 terminal: `café` became `caf`
+        raise LibraryError(f"{one_line(ascii(text))} is not a tag: it has bytes that are not "
+                           "UTF-8 (is the terminal's locale UTF-8?)")
     folded = unicodedata.normalize("NFKC", clean(text or "")).casefold().strip().lstrip("#")
     name = _TAG_DROP_RE.sub("", re.sub(r"\s+", "-", folded)).strip("-")[:MAX_TAG_CHARS]
     if not name:

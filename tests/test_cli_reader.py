@@ -3,6 +3,8 @@ shapes, undo through ``papertray undo``, and one-line errors."""
 
 from __future__ import annotations
 
+import json
+
 PARM = "0412d482992496cb"
 
 
@@ -78,3 +80,23 @@ def test_a_note_too_long_is_refused_not_cut(papertray):
     exact = "x" * 2000
     assert papertray("note", "0412", exact).exit_code == 0
     assert papertray("note", "0412").stdout == exact + "\n"
+
+
+def test_a_tag_typed_on_a_latin1_terminal_is_refused_not_cut(seeds_copy, data_dir, tmp_path):
+    """`papertray tag ID café` from a terminal sending Latin-1 (é is the byte 0xE9, which
+    Python keeps as a lone surrogate) added the tag `caf`. It is refused, saying why."""
+    import os
+    import subprocess
+
+    from tests.tui_support import papertray_command
+
+    env = {**os.environ, "LC_ALL": "C", "HOME": str(tmp_path)}
+    where = ["--seeds", str(seeds_copy), "--data-dir", str(data_dir)]
+    done = subprocess.run([*papertray_command(), *where, "tag", "0412", b"caf\xe9"],
+                          capture_output=True, env=env, timeout=60)
+    assert (done.returncode, done.stdout) == (1, b"")
+    assert done.stderr == (b"papertray: 'caf\\udce9' is not a tag: it has bytes that are not "
+                           b"UTF-8 (is the terminal's locale UTF-8?)\n")
+    shown = subprocess.run([*papertray_command(), *where, "show", "0412", "--json"],
+                           capture_output=True, env=env, timeout=60, check=True)
+    assert json.loads(shown.stdout)["tags"] == []
