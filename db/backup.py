@@ -104,9 +104,44 @@ def restore(marks: Path, source: Path | None = None) -> tuple[Path, Path | None]
     finally:
         dest.close()
         src_conn.close()
+    if in_use(marks):
+        staged.unlink(missing_ok=True)
+        raise InUse("the marks file is open in another papertray (a browser, or a command still "
+                    "running); quit it, then restore: what it marked after the restore would go "
+                    "to the file moved aside")
     aside = set_aside(marks, "damaged") if marks.exists() else None
     staged.replace(marks)
     return chosen, aside
+
+
+class InUse(ValueError):
+    """The marks file is open in another process; :func:`restore` will not move it aside."""
+
+
+def in_use(marks: Path, wait_s: float = 2.0) -> bool:
+    """Whether another connection (a browser, another command) has ``marks`` open.
+
+    A connection to a file in WAL mode holds a shared lock on it for as long as it is open, so
+    the exclusive lock is refused until all have closed (a short command is waited for,
+    ``wait_s``). A file SQLite cannot read at all (damaged: what a restore is for) is not in use.
+    """
+    if not marks.is_file():
+        return False
+    try:
+        conn = sqlite3.connect(marks, timeout=wait_s, isolation_level=None)
+    except sqlite3.Error:
+        return False
+    try:
+        conn.execute("PRAGMA locking_mode=EXCLUSIVE")
+        conn.execute("BEGIN EXCLUSIVE")
+        conn.execute("ROLLBACK")
+        return False
+    except sqlite3.OperationalError as exc:
+        return "locked" in str(exc) or "busy" in str(exc)
+    except sqlite3.Error:
+        return False
+    finally:
+        conn.close()
 
 
 def set_aside(path: Path, why: str) -> Path:

@@ -287,7 +287,8 @@ def _put_back_braces(record: dict, spots: str) -> None:
         value = record.get(name)
         if name not in ("title", "abstract") or not isinstance(value, str):
             continue
-        value = " ".join(value.split())
+        # the spots count in the text as written (white space as it is: dropping a brace
+        # between two spaces leaves both, and collapsing them would shift every spot after)
         for spot in where.split(","):
             match = re.fullmatch(r"\s*(\d+)([oc])\s*", spot)
             if match and int(match.group(1)) <= len(value):

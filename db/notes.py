@@ -33,6 +33,9 @@ def tag_name(text: str) -> str:
     letters, digits and ``_ . + / -`` dropped, at most :data:`MAX_TAG_CHARS`. Raises
     :class:`LibraryError` when nothing is left.
     """
+    if _SURROGATE_RE.search(text or ""):  # bytes of a Latin-1 terminal: `café` became `caf`
+        raise LibraryError(f"{one_line(ascii(text))} is not a tag: it has bytes that are not "
+                           "UTF-8 (is the terminal's locale UTF-8?)")
     folded = unicodedata.normalize("NFKC", clean(text or "")).casefold().strip().lstrip("#")
     name = _TAG_DROP_RE.sub("", re.sub(r"\s+", "-", folded)).strip("-")[:MAX_TAG_CHARS]
     if not name:
@@ -51,6 +54,15 @@ def note_text(text: str) -> str:
     Latin-1 terminal's ``é``), and JSON may spell one (``\\ud800``, a marks file to import).
     """
     return _SURROGATE_RE.sub("\ufffd", one_line(text or "").strip())[:MAX_NOTE_CHARS]
+
+
+def check_note_length(text: str) -> None:
+    """Raise :class:`LibraryError` when ``text`` is longer than a note can be: a note given
+    whole (the command line) is refused rather than cut, whose end would be lost unsaid."""
+    length = len(one_line(text or "").strip())
+    if length > MAX_NOTE_CHARS:
+        raise LibraryError(f"a note is at most {MAX_NOTE_CHARS} characters and this one has "
+                           f"{length}; nothing was saved")
 
 
 def note_of(conn: sqlite3.Connection, paper_id: str) -> str:

@@ -358,8 +358,9 @@ def open_marks(path: Path) -> sqlite3.Connection:
         with contextlib.suppress(NameError, sqlite3.Error):
             conn.close()
         if check_file(path) == "ok":  # the file is fine: it is the folder or a lock that is not
-            raise LibraryError(f"cannot use the marks file {path} ({exc}); check that its folder "
-                               "and files can be written") from None
+            raise LibraryError(f"cannot use the marks file {path} ({exc}); it is not damaged: "
+                               "check that its disk is not full and that its folder and files "
+                               "can be written") from None
         raise LibraryError(
             f"the marks file {path} cannot be read ({exc}); papertray will not overwrite it. "
             + _restore_hint(path)
@@ -383,9 +384,23 @@ def _looks_like_sqlite(path: Path) -> bool:
 
 
 def check_file(path: Path) -> str:
-    """``PRAGMA quick_check`` of one database file: "ok", or the first problem it reports."""
+    """``PRAGMA quick_check`` of one database file: "ok", or the first problem it reports.
+
+    A file in WAL mode needs its ``-shm`` file even to be read; when that cannot be made (a full
+    disk, a file size limit: SQLite says "disk I/O error") the file itself is checked alone
+    (``immutable``), so that a full disk is not taken for a damaged file.
+    """
+    result = _quick_check(f"file:{path}?mode=ro")
+    if result != "ok" and result.startswith(("disk I/O error", "unable to open")):
+        alone = _quick_check(f"file:{path}?immutable=1")
+        if alone == "ok":
+            return alone
+    return result
+
+
+def _quick_check(uri: str) -> str:
     try:
-        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=BUSY_TIMEOUT_MS / 1000)
+        conn = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_MS / 1000)
         try:
             return str(conn.execute("PRAGMA quick_check(1)").fetchone()[0])
         finally:

@@ -255,10 +255,13 @@ def _dictionary() -> frozenset[str]:
 
     words = frozenset(SpellChecker(distance=1).word_frequency.keys())
     if copy is not None:
-        with contextlib.suppress(OSError):  # a cache: a read-only folder only costs time
-            partial = copy.with_suffix(".partial")
+        partial = copy.with_suffix(".partial")
+        try:  # a cache: a read-only folder only costs time
             partial.write_text("\n".join(sorted(words)), encoding="utf-8")
             os.replace(partial, copy)
+        except OSError:  # a full disk: what was written is not left to take the marks' room
+            with contextlib.suppress(OSError):
+                partial.unlink()
     return words
 
 

@@ -37,7 +37,7 @@ class Settings:
             data = json.loads(path.read_text(encoding="utf-8"))
         except OSError:  # missing, or a folder that cannot be used: the library says that
             return cls(), ""
-        except (UnicodeDecodeError, ValueError) as exc:
+        except (UnicodeDecodeError, ValueError, RecursionError) as exc:  # [[[[…: too deep
             return cls(), f"settings file {path.name} ignored ({type(exc).__name__}); " \
                           "defaults are used and it is rewritten on the next change"
         if not isinstance(data, dict):

@@ -217,3 +217,32 @@ async def test_a_theme_chosen_in_the_palette_is_remembered(tmp_path: Path) -> No
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         assert app.theme == "gruvbox"
+
+
+def test_a_settings_file_nested_too_deeply_is_ignored_with_a_notice(tmp_path):
+    from db.settings import Settings
+
+    path = tmp_path / "settings.json"
+    path.write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
+    settings, notice = Settings.load(path)  # was: RecursionError, the browser ended at start
+    assert (settings.filter, settings.theme, settings.layout) == ("all", None, "auto")
+    assert notice == ("settings file settings.json ignored (RecursionError); defaults are used "
+                      "and it is rewritten on the next change")
+
+
+async def test_a_note_too_long_for_a_note_is_said_to_be_cut(tmp_path: Path) -> None:
+    """A pasted note of 2,507 characters was cut to 2,000 without a word."""
+    app, seeds, data = shipped_app(tmp_path)
+    notes = record_notifications(app)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await pilot.press("a")
+        await wait_for(pilot, lambda: isinstance(app.screen, TextPrompt), "the note editor")
+        app.screen.input.insert_text_at_cursor("word " * 500 + "THE END")  # as a paste does
+        await pilot.press("enter")
+        await settle(pilot)
+        await wait_for(pilot, lambda: bool(notes), "a notification")
+        assert notes == ["note cut to its first 2000 characters: the last 507 of 2507 were not "
+                         "saved"]
+        with Library([seeds], data) as library:
+            assert library.get(PARM).note == "word " * 400

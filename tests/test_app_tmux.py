@@ -387,3 +387,24 @@ def test_escape_then_a_key_typed_quickly_are_two_keys(tmp_path: Path) -> None:
         terminal.close()
     assert len(papertray_json(where, "list", "--status", "to-read")["hits"]) == 1
     assert papertray_json(where, "search", "zqxnote")["total"] == 0  # Escape saved no note
+
+
+def test_a_browser_that_ends_on_an_error_exits_non_zero(tmp_path: Path) -> None:
+    """The browser ending on an exception (here one put into its start) exited 0, as if the
+    reader had quit: a script or `papertray && ...` took it for a success."""
+    import sys
+
+    seeds, data = shipped_copy(tmp_path), tmp_path / "data"
+    broken = ("import tui.app\n"
+              "def boom(self):\n"
+              "    raise RuntimeError('injected failure')\n"
+              "tui.app.PapertrayApp.compose = boom\n"
+              "from tui.cli import main\n"
+              "main()\n")
+    terminal = Terminal(["env", "TERM=xterm-256color", "LANG=C.UTF-8", sys.executable, "-c",
+                         broken, "--seeds", str(seeds), "--data-dir", str(data)], height=40)
+    try:
+        screen = terminal.wait_for("[papertray exited 1]")
+        assert "RuntimeError: injected failure" in screen
+    finally:
+        terminal.close()

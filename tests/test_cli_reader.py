@@ -3,6 +3,8 @@ shapes, undo through ``papertray undo``, and one-line errors."""
 
 from __future__ import annotations
 
+import json
+
 PARM = "0412d482992496cb"
 
 
@@ -63,3 +65,38 @@ def test_bad_input_is_one_line(papertray):
     unknown = papertray("note", "ffff", "text")
     assert (unknown.exit_code, unknown.stderr) == (
         1, "papertray: no paper has an id starting with ffff\n")
+
+
+def test_a_note_too_long_is_refused_not_cut(papertray):
+    """`papertray note ID <2,507 characters>` said "note saved" and kept the first 2,000: the
+    end of the note was gone, unsaid. It is refused whole; the note before is kept."""
+    assert papertray("note", "0412", "first").exit_code == 0
+    long_note = "word " * 500 + "THE END"
+    refused = papertray("note", "0412", long_note)
+    assert (refused.exit_code, refused.stdout) == (1, "")
+    assert refused.stderr == ("papertray: a note is at most 2000 characters and this one has "
+                              "2507; nothing was saved\n")
+    assert papertray("note", "0412").stdout == "first\n"
+    exact = "x" * 2000
+    assert papertray("note", "0412", exact).exit_code == 0
+    assert papertray("note", "0412").stdout == exact + "\n"
+
+
+def test_a_tag_typed_on_a_latin1_terminal_is_refused_not_cut(seeds_copy, data_dir, tmp_path):
+    """`papertray tag ID café` from a terminal sending Latin-1 (é is the byte 0xE9, which
+    Python keeps as a lone surrogate) added the tag `caf`. It is refused, saying why."""
+    import os
+    import subprocess
+
+    from tests.tui_support import papertray_command
+
+    env = {**os.environ, "LC_ALL": "C", "HOME": str(tmp_path)}
+    where = ["--seeds", str(seeds_copy), "--data-dir", str(data_dir)]
+    done = subprocess.run([*papertray_command(), *where, "tag", "0412", b"caf\xe9"],
+                          capture_output=True, env=env, timeout=60)
+    assert (done.returncode, done.stdout) == (1, b"")
+    assert done.stderr == (b"papertray: 'caf\\udce9' is not a tag: it has bytes that are not "
+                           b"UTF-8 (is the terminal's locale UTF-8?)\n")
+    shown = subprocess.run([*papertray_command(), *where, "show", "0412", "--json"],
+                           capture_output=True, env=env, timeout=60, check=True)
+    assert json.loads(shown.stdout)["tags"] == []

@@ -87,14 +87,17 @@ def test_unpaired_braces_and_accents_survive_the_round_trip(tmp_path, fmt):
          "analyses do not depend on the order of the blocks inside each cycle."},
         {"title": "Stray close", "abstract": "A bound of Indyk et al, 2017} while being much "
          "simpler than theirs, proved with \\cite{tpami and more."},
-        {"title": "Only a {title"}, {"title": "Only a title}"}]
+        {"title": "Only a {title"}, {"title": "Only a title}"},
+        # a space on each side: both stay when the brace is left out, and the spot after them
+        # was counted again in the text with the two spaces made one (another id)
+        {"title": "Spaced", "abstract": "We study } unbalanced { braces, spaced out."}]
     (seeds / "p.json").write_text(json.dumps(papers), encoding="utf-8")
     exported = tmp_path / "again" / f"p.{fmt}"
     exported.parent.mkdir()
     with Library([seeds], tmp_path / "data") as lib:
         lib.sync()
         before = {h.id: h.title for h in all_hits(lib)}
-        assert lib.export_file(exported) == 4
+        assert lib.export_file(exported) == 5
     with Library([exported.parent], tmp_path / "data2") as again:
         assert again.sync().problems == []
         after = {h.id: h.title for h in all_hits(again)}

@@ -169,6 +169,22 @@ def test_the_dictionary_is_read_back_from_its_copy_beside_the_index(seeds_copy, 
         db.seeds._dictionary.cache_clear()
 
 
+def test_a_dictionary_copy_that_does_not_fit_leaves_no_partial_file(tmp_path):
+    """A full disk (here a file size limit) while the dictionary copy is written: parsing goes
+    on, and the part written is removed, not left (1.5 MB) to take the room the marks need."""
+    script = ("import resource, signal, sys\n"
+              "from pathlib import Path\n"
+              "import db.seeds\n"
+              "signal.signal(signal.SIGXFSZ, signal.SIG_IGN)\n"
+              "resource.setrlimit(resource.RLIMIT_FSIZE, (200_000, 200_000))\n"
+              "db.seeds.cache_dictionary_in(Path(sys.argv[1]))\n"
+              "print(db.seeds.is_english_word('requires'))\n")
+    run = subprocess.run([sys.executable, "-c", script, str(tmp_path)], capture_output=True,
+                         text=True, cwd=REPO, timeout=60)
+    assert (run.returncode, run.stdout, run.stderr) == (0, "True\n", "")
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
+
+
 def test_a_page_boundary_inside_tied_scores_keeps_seed_order(tmp_path):
     """Six abstracts with the same bm25 for "quokka": any page of them is in seed order, even
     when the index holds them in another order (the first one was added last)."""

@@ -82,3 +82,35 @@ def test_a_first_build_killed_while_it_writes_leaves_a_whole_index(tmp_path: Pat
         lib.sync()
         assert lib.counts()["all"] == 3000
         assert lib.fts_ok()
+
+
+def test_a_full_disk_is_not_taken_for_a_damaged_marks_file(tmp_path: Path) -> None:
+    """No room for the marks file's ``-shm`` (a full disk; here a file size limit, which SQLite
+    meets the same way: "disk I/O error") is said to be that, with the marks file untouched. It
+    was "the marks file cannot be read; ... move it away to start afresh"."""
+    import resource
+
+    from tests.tui_support import papertray_command, shipped_copy
+
+    seeds, data = shipped_copy(tmp_path), tmp_path / "data"
+    where = ["--seeds", str(seeds), "--data-dir", str(data)]
+    library = Library([seeds], data_dir=data)
+    library.sync()
+    library.set_status([library.search("wudi").hits[0].id], "read")
+    library.close()
+    before = (data / "marks.sqlite").read_bytes()
+    for extra in ("-wal", "-shm"):
+        (data / f"marks.sqlite{extra}").unlink(missing_ok=True)
+
+    def no_room() -> None:
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (8192, 8192))
+
+    done = subprocess.run([*papertray_command(), *where, "list", "--status", "read"],
+                          capture_output=True, text=True, timeout=60, preexec_fn=no_room)
+    assert (done.returncode, done.stdout) == (1, "")
+    assert done.stderr == (
+        f"papertray: cannot use the marks file {data / 'marks.sqlite'} (disk I/O error); it is "
+        "not damaged: check that its disk is not full and that its folder and files can be "
+        "written\n")
+    assert (data / "marks.sqlite").read_bytes() == before

@@ -125,6 +125,9 @@ def test_invalid_records_are_counted_not_applied(two_machines):
     (b"\x00\x01garbage", "not a papertray marks file (not JSON"),
     (b'{"marks": []}', "not a papertray marks file (write one with"),
     (b'{"format": "papertray-marks", "version": 9, "marks": []}', "marks file version 9 is"),
+    pytest.param(b'{"format": "papertray-marks", "version": 1, "marks": [' + b"[" * 100_000
+                 + b"]" * 100_000 + b"]}", "not a papertray marks file (JSON nested too deeply)",
+                 id="nested-too-deeply"),  # was: RecursionError, a traceback
 ])
 def test_a_file_that_is_no_marks_file_is_one_line(two_machines, data, message):
     with pytest.raises(LibraryError) as caught:
@@ -329,3 +332,36 @@ def test_cli_marks_export_to_dash_and_import_from_dash(run_cli, papertray, tmp_p
     fresh = run_cli("marks", "import", "-", data=tmp_path / "other-data",
                     stdin=done.stdout.encode())
     assert fresh.stdout == "read 1 marks: 1 changed\n  0412d482  new → read\n"
+
+
+def test_matching_records_by_text_does_not_hold_the_marks_write_lock(two_machines):
+    """A long import (20,000 records of other seed files: 2 minutes of matching by text) held
+    the marks file's write lock all along: a browser marking meanwhile waited its busy timeout,
+    then failed ("mark not saved: database is locked")."""
+    import sqlite3
+
+    from db import marks_io
+    from db.marks import REATTACH_MIN_RATIO, anchor
+    from db.refind import Finder
+
+    _, server = two_machines
+    other = sqlite3.connect(server.paths.marks, timeout=0, isolation_level=None)
+    locked_while_matching = []
+
+    class Watching(Finder):
+        def find(self, wanted: str) -> str | None:
+            try:  # what a browser's mark does: take the write lock, at once
+                other.execute("BEGIN IMMEDIATE")
+                other.execute("ROLLBACK")
+            except sqlite3.OperationalError as exc:
+                locked_while_matching.append(str(exc))
+            return super().find(wanted)
+
+    parm = server.get(PARM)
+    edited = anchor(parm.abstract_source.replace("Multi-objective", "Multiobjective", 1))
+    records, _ = marks_io.read_file(_file(_mark("0" * 16, "read", EARLY, edited)))
+    finder = Watching(server._index(), None, anchor, REATTACH_MIN_RATIO)
+    summary = marks_io.import_marks(server._marks(), records, server._known, finder)
+    other.close()
+    assert (summary.reattached, [c.paper_id for c in summary.changed]) == (1, [PARM])
+    assert locked_while_matching == []

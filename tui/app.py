@@ -500,13 +500,16 @@ def make_app(seeds: list[str] | None = None, data_dir: str | None = None,
 
 
 def run_app(seeds: list[str] | None = None, data_dir: str | None = None,
-            ascii_only: bool | None = None) -> None:
+            ascii_only: bool | None = None) -> int:
     """Run the browser in this terminal until the reader quits. ``ascii_only`` (``--ascii``):
     no colour and ASCII characters only, as under NO_COLOR; None decides from the terminal.
 
     SIGTERM, SIGHUP (the SSH connection dropped) and SIGINT end it the way ``q`` does: queued
     marks are written, the library is closed and the terminal is restored. A sync that was
     running is abandoned; its transaction rolls back, so the previous index stays whole.
+
+    Returns the exit status: 0 when the reader quit, 1 when the browser ended on an error
+    (Textual has printed its traceback).
     """
     if ascii_only:  # Textual reads NO_COLOR as the app starts: no colour at all
         os.environ["NO_COLOR"] = "1"
@@ -520,3 +523,4 @@ def run_app(seeds: list[str] | None = None, data_dir: str | None = None,
         await app.run_async()
 
     asyncio.run(main())
+    return app.return_code or 0

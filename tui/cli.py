@@ -102,7 +102,9 @@ def cli(ctx: click.Context, seeds: tuple[str, ...], data_dir: str | None,
     if ctx.invoked_subcommand is None:
         from tui.app import run_app
 
-        run_app(ctx.obj.seeds, ctx.obj.data_dir, ascii_only=ascii_only or None)
+        status = run_app(ctx.obj.seeds, ctx.obj.data_dir, ascii_only=ascii_only or None)
+        if status:  # the browser ended on an error: not a success for a script or a shell
+            sys.exit(status)
 
 
 @cli.result_callback()

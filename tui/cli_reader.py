@@ -12,6 +12,7 @@ import sys
 
 import click
 
+from db.notes import check_note_length
 from db.text import one_line
 
 
@@ -62,6 +63,7 @@ def register(cli: click.Group, pass_context) -> None:
             return
         if text and clear:
             raise click.UsageError("give TEXT or --clear, not both")
+        check_note_length(" ".join(text))
         changes = library.set_note(paper_id, "" if clear else " ".join(text))
         _print_changes(changes, as_json, "note saved" if changes else "note unchanged")
 

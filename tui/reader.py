@@ -9,7 +9,7 @@ terminal the reader sits at, also over SSH, where opening a link on the remote b
 from __future__ import annotations
 
 from db.models import LibraryError, Paper
-from db.notes import tag_name
+from db.notes import MAX_NOTE_CHARS, tag_name
 from db.render import render_plain
 from db.settings import LAYOUTS, Settings, settings_path
 from db.text import one_line
@@ -101,6 +101,11 @@ class ReaderTools:
         def save(text: str | None) -> None:
             if text is not None and one_line(text).strip() != paper.note:
                 self._queue(MarkOp("note", (paper.id,), text))
+                length = len(one_line(text).strip())
+                if length > MAX_NOTE_CHARS:  # cut where it is stored: said, not silent
+                    self.notify(f"note cut to its first {MAX_NOTE_CHARS} characters: the last "
+                                f"{length - MAX_NOTE_CHARS} of {length} were not saved",
+                                severity="warning", markup=False, timeout=10)
 
         self.push_screen(TextPrompt(
             "Note on", paper.label, paper.note,
