@@ -55,6 +55,18 @@ def _expected_steps(kind: str, saved: bool) -> list[list[tuple[str, str, str]]]:
     return steps
 
 
+async def _open_editor(pilot, key: str, text: str = "") -> None:
+    """Press ``key`` (``a`` or ``number_sign``), wait for its editor to take keys, type
+    ``text`` into it (if any) and wait until the input holds it."""
+    app = pilot.app
+    await pilot.press(key)
+    await wait_for(pilot, lambda: isinstance(app.screen, TextPrompt)
+                   and not app.screen.holds_keys, "the editor to open")
+    if text:
+        await type_text(pilot, text)
+        await wait_for(pilot, lambda: app.screen.input.value == text, "the text typed")
+
+
 async def _check_after(app: PapertrayApp, seeds: Path, data: Path, kind: str,
                        saved: bool) -> None:
     assert app.is_running and app.screen is app.main_screen
@@ -77,11 +89,7 @@ async def test_two_keys_in_one_burst_close_the_open_editor_once(
     app, seeds, data = shipped_app(tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
-        await pilot.press(editor)
-        await wait_for(pilot, lambda: isinstance(app.screen, TextPrompt)
-                       and not app.screen.holds_keys, "the editor to open")
-        await type_text(pilot, "moe rl")
-        await wait_for(pilot, lambda: app.screen.input.value == "moe rl", "the text typed")
+        await _open_editor(pilot, editor, "moe rl")
         burst(app, keys)
         await settle(pilot)
         assert app.is_running and app.screen is app.main_screen
@@ -296,9 +304,7 @@ async def test_ctrl_q_right_after_enter_in_an_editor_quits_after_the_save(
     app, seeds, data = shipped_app(tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
-        await pilot.press(key)
-        await wait_for(pilot, lambda: isinstance(app.screen, TextPrompt)
-                       and not app.screen.holds_keys, "the editor to open")
+        await _open_editor(pilot, key)
         burst(app, [*(k if k != " " else "space" for k in text), "enter", "ctrl+q", "t"])
         await wait_for(pilot, lambda: not app.is_running, "the app to exit")
     with Library([seeds], data) as library:
@@ -317,11 +323,7 @@ async def test_ctrl_q_in_an_editor_saves_what_was_typed(tmp_path: Path, key: str
     app, seeds, data = shipped_app(tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
-        await pilot.press(key)
-        await wait_for(pilot, lambda: isinstance(app.screen, TextPrompt)
-                       and not app.screen.holds_keys, "the editor to open")
-        await type_text(pilot, "slow")
-        await wait_for(pilot, lambda: app.screen.input.value == "slow", "the text typed")
+        await _open_editor(pilot, key, "slow")
         await pilot.press("ctrl+q")
         await wait_for(pilot, lambda: not app.is_running, "the app to exit")
     app = app_on(seeds, data)
