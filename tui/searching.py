@@ -443,9 +443,9 @@ class SearchingApp(LibraryWorkers, App[None]):
         Such keys wait, in order, until the newest answer is shown; ctrl+c never waits, and
         ctrl+q waits only behind keys that wait (a prompt or the palette that closes is
         one), for :data:`QUIT_WAIT_S` at most; in the note or tags editor it saves first
-        (:meth:`_save_prompt`). Held keys
-        are posted again when released; a key that arrives while they are on their way waits
-        behind them, so keys are always handled in the order typed.
+        (:meth:`_save_prompt`). Held keys are posted again when released; a key that arrives
+        while they are on their way waits behind them, so keys are always handled in the
+        order typed.
         """
         if (self._leaving or not self.screen_stack) and isinstance(
                 event, events.Key | events.Paste):
