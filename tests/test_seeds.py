@@ -257,6 +257,21 @@ def test_utf16_with_bom(codec):
         "We study Schrödinger bridges for data.", "A second abstract."]
 
 
+@pytest.mark.parametrize("codec", ["utf-16-le", "utf-16-be"])
+def test_utf16_without_bom(codec):
+    """UTF-16 with no byte-order mark (written by Python's ``encode("utf-16-le")``, some
+    exporters and PowerShell pipes): every other byte of its Latin text is NUL. It was
+    refused as "binary data (NUL bytes), not text"."""
+    data = TEXT.replace("\n", "\r\n").encode(codec)
+    assert decode(data) == TEXT
+    collection, entries = parse_file(Path("x.txt"), data)
+    assert collection == "Header 2025"
+    assert [e.abstract_source for e in entries] == [
+        "We study Schrödinger bridges for data.", "A second abstract."]
+    records = '[{"title": "T", "abstract": "We study Schrödinger bridges for data."}]'
+    assert [e.title for e in parse_file(Path("x.json"), records.encode(codec))[1]] == ["T"]
+
+
 def test_latin1_and_cp1252_fallback():
     assert decode(TEXT.encode("latin-1")) == TEXT
     assert decode("It’s “quoted” — 5 €.\n".encode("cp1252")) == "It’s “quoted” — 5 €.\n"
