@@ -192,6 +192,16 @@ def test_code_url_prefers_a_code_host_over_a_project_page():
     assert entries[0].name == "FooNet"
 
 
+def test_a_name_written_with_a_combining_accent_is_whole():
+    """A name whose accent is a combining mark (e + U+0301, as macOS file names and some PDF
+    extractors write it) is the whole name, as with the accented letter: it was cut at the
+    mark ("CaféNet" named "Cafe")."""
+    for e_acute in ("\u00e9", "e\u0301"):
+        _, entries = parse_text(
+            f"Header 2025\n\nWe introduce Caf{e_acute}Net, a model of coffee shops.\n", "x")
+        assert entries[0].name == "CaféNet"
+
+
 # -- hyphenation -----------------------------------------------------------------------------
 
 @pytest.mark.parametrize(("source", "repaired"), [
