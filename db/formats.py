@@ -25,11 +25,13 @@ from collections.abc import Iterator
 from dataclasses import replace
 
 from db.seeds import Entry, SeedError, abstract_entry, collection_label
-from db.text import clean, normalize, one_line
+from db.text import DecodeError, clean, decode, normalize, one_line
 
 #: gzip-compressed seed files are read up to this many bytes once expanded (a guard against a
 #: "zip bomb"; the 87,409-abstract corpus is 120 MB expanded).
 MAX_EXPANDED_BYTES = 1 << 30
+#: ... and the first this many bytes expanded are looked at first (binary junk is refused then)
+_HEAD_BYTES = 1 << 16
 
 _BIB_START_RE = re.compile(r"\s*(%[^\n]*\n\s*)*@[A-Za-z]+\s*[{(]")
 _LIST_KEYS = ("papers", "hits", "data", "items", "records", "entries", "results", "notes")
@@ -51,7 +53,12 @@ def gunzip(data: bytes, lines: bool = False) -> tuple[bytes, str]:
     note = ""
     try:
         with gzip.GzipFile(fileobj=io.BytesIO(data)) as fh:
+            # binary from its start (a "bomb" of zeros): refused before it is expanded whole
+            head = fh.peek(_HEAD_BYTES)[:_HEAD_BYTES]
+            decode(head[:len(head) & ~1], raw=True)  # (even: UTF-16 is read by pairs)
             out = fh.read(MAX_EXPANDED_BYTES + 1)
+    except DecodeError as exc:
+        raise SeedError("error", str(exc)) from None
     except (OSError, EOFError) as exc:
         out = _gunzip_start(data) if lines and isinstance(exc, EOFError) else b""
         if b"\n" not in out:

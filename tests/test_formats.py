@@ -133,6 +133,24 @@ def test_broken_files_are_one_reason(name, data, reason):
     assert str(caught.value).startswith(reason)
 
 
+@pytest.mark.parametrize("name", ["bomb.jsonl.gz", "bomb.txt.gz"])
+def test_a_gzip_bomb_of_binary_is_refused_from_its_start(name):
+    """A gzip of zeros (64 MiB from 64 kB): refused as binary from its first block instead of
+    being expanded whole first (1 GiB of zeros took 4.4 s and 1 GiB of memory to refuse)."""
+    import tracemalloc
+
+    bomb = gzip.compress(bytes(64 << 20), mtime=0)
+    tracemalloc.start()
+    try:
+        with pytest.raises(SeedError) as caught:
+            parse_file(Path(name), bomb)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert str(caught.value) == "binary data (NUL bytes), not text"
+    assert peak < 8 << 20
+
+
 def test_a_bad_json_line_is_left_out_and_said(tmp_path):
     lines = (FORMATS / "icml_sample.jsonl").read_bytes().split(b"\n")
     skipped: list[str] = []
