@@ -142,7 +142,9 @@ def parse(kind: str, text: str, fallback_label: str,
     for number, record in records:
         entry = _entry(record, len(entries) + 1) if record is not None else None
         if entry is None:
-            bad["invalid JSON" if record is None else "no title or abstract"].append(number)
+            # (a null in a JSON list is valid JSON: a record with nothing in it)
+            invalid = record is None and unit == "line" and kind in ("jsonl", "json")
+            bad["invalid JSON" if invalid else "no title or abstract"].append(number)
         else:
             entries.append(entry)
     for what, numbers in bad.items():
@@ -178,6 +180,8 @@ def _json_records(text: str) -> tuple[str, list[tuple[int, object]]]:
         if exc.msg != "Extra data":
             raise SeedError("error", f"not valid JSON: {exc}") from None
         return "line", list(_json_lines(text))
+    except RecursionError:  # nested deeper than Python parses
+        raise SeedError("error", "not valid JSON: nested too deeply") from None
     if isinstance(data, dict):
         listed = [data[k] for k in _LIST_KEYS if isinstance(data.get(k), list)]
         listed += [v for v in data.values() if isinstance(v, list) and v

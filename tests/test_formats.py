@@ -126,6 +126,10 @@ def test_content_decides_when_the_ending_does_not(tmp_path):
     ("nohead.csv", b"name,year\nPARM,2025\n", "the header row has no 'title' or 'abstract'"),
     ("empty.bib", b"@comment{nothing here}\n", "no BibTeX entry could be read"),
     ("bomb.json.gz", b"not gzip at all", "not a readable gzip file"),
+    # (was "cannot parse: maximum recursion depth exceeded while decoding a JSON array from a
+    # unicode string")
+    pytest.param("deep.json", b"[" * 100_000 + b"]" * 100_000,
+                 "not valid JSON: nested too deeply", id="deep.json"),
 ])
 def test_broken_files_are_one_reason(name, data, reason):
     with pytest.raises(SeedError) as caught:
@@ -149,6 +153,14 @@ def test_a_gzip_bomb_of_binary_is_refused_from_its_start(name):
         tracemalloc.stop()
     assert str(caught.value) == "binary data (NUL bytes), not text"
     assert peak < 8 << 20
+
+
+def test_a_null_in_a_json_list_is_a_record_with_no_title_or_abstract():
+    """It is valid JSON: it was said to be "invalid JSON"."""
+    skipped: list[str] = []
+    _, entries = parse_file(Path("x.json"), b'[null, {"abstract": "We study Foo."}, 7]', skipped)
+    assert [e.abstract_source for e in entries] == ["We study Foo."]
+    assert skipped == ["2 record(s) with no title or abstract left out: 1, 3"]
 
 
 def test_a_bad_json_line_is_left_out_and_said(tmp_path):
