@@ -217,6 +217,8 @@ def _json_lines(text: str) -> Iterator[tuple[int, object]]:
 def _csv_records(text: str, delimiter: str | None) -> list[tuple[int, dict]]:
     """Rows of a CSV (delimiter sniffed among , ; tab) or TSV file with a header row."""
     if delimiter is None:
+        delimiter = _header_delimiter(text)
+    if delimiter is None:
         try:
             delimiter = csv.Sniffer().sniff(text[:8192], delimiters=",;\t").delimiter
         except csv.Error:
@@ -232,6 +234,17 @@ def _csv_records(text: str, delimiter: str | None) -> list[tuple[int, dict]]:
     if not header & {"title", "abstract"}:
         raise SeedError("error", "the header row has no 'title' or 'abstract' column")
     return rows
+
+
+def _header_delimiter(text: str) -> str | None:
+    """The one of , ; tab that splits the header row into a 'title' or 'abstract' column, or
+    None when not exactly one does (then it is sniffed from the text: abstracts with commas
+    made a semicolon-separated file look comma-separated)."""
+    header = text[:text.find("\n")] if "\n" in text else text
+    fits = [d for d in (",", ";", "\t")
+            if {f.strip().lower() for f in next(csv.reader([header], delimiter=d), [])}
+            & {"title", "abstract"}]
+    return fits[0] if len(fits) == 1 else None
 
 
 _BIB_ENTRY_RE = re.compile(r"^[ \t]*@[ \t]*([A-Za-z]+)[ \t]*[{(][ \t]*([^,\s{}()]*)", re.M)

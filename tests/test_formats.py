@@ -163,6 +163,20 @@ def test_a_null_in_a_json_list_is_a_record_with_no_title_or_abstract():
     assert skipped == ["2 record(s) with no title or abstract left out: 1, 3"]
 
 
+@pytest.mark.parametrize("data", [
+    b"title;abstract\nSemi;We propose SemiNet, a model; it is small.\n",
+    b"Title;Abstract;Year\r\nSemi;\"We propose SemiNet, a model; it is small.\";2024\r\n",
+    b"title,abstract\nSemi,\"We propose SemiNet; a model, it is small.\"\n",
+])
+def test_the_csv_delimiter_is_the_one_of_the_header_row(data):
+    """A semicolon-separated export (Excel in many locales) whose abstracts have commas: the
+    delimiter sniffed from the text was a comma, and the file was refused ("the header row has
+    no 'title' or 'abstract' column")."""
+    _, [entry] = parse_file(Path("x.csv"), data)
+    assert entry.title == "Semi"
+    assert entry.abstract_source.startswith("We propose SemiNet")
+
+
 def test_a_bad_json_line_is_left_out_and_said(tmp_path):
     lines = (FORMATS / "icml_sample.jsonl").read_bytes().split(b"\n")
     skipped: list[str] = []
