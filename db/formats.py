@@ -24,6 +24,7 @@ from collections import Counter
 from collections.abc import Iterator
 from dataclasses import replace
 
+from db.render import accented
 from db.seeds import Entry, SeedError, abstract_entry, collection_label
 from db.text import DecodeError, clean, decode, normalize, one_line
 
@@ -296,6 +297,9 @@ def _bib_records(text: str, skipped: list[str]) -> list[tuple[int, dict]]:
         _put_back_braces(record, record.pop(BRACES_FIELD, ""))
         if record.get(DERIVED_TITLE_FIELD, "").strip() == "derived":
             record.pop("title", None)
+        for key in ("title", "abstract", "booktitle", "journal", "author"):
+            if isinstance(record.get(key), str):
+                record[key] = accented(record[key])
         for key in ("title", "booktitle", "journal"):
             if key in record:
                 record[key] = unbrace(record[key])

@@ -177,6 +177,18 @@ def test_the_csv_delimiter_is_the_one_of_the_header_row(data):
     assert entry.abstract_source.startswith("We propose SemiNet")
 
 
+def test_bibtex_accents_are_letters():
+    """BibTeX writes accented letters as LaTeX accents (``{\\"u}``, ``\\'{e}``, ``\\v{c}``):
+    they are the letters. They were shown as written, braces dropped: "J\\"org M\\"uller"."""
+    bib = (r'@article{k, title = {{\"U}ber {\'E}t\'e and \v{C}ech na\"{\i}ve},'
+           r' author = {M{\"u}ller, J{\"o}rg and Fran\c{c}ois D\`{e}s and {\AA}se Str{\o}m},'
+           r' abstract = {We propose \"UberNet, a na\"ive caf\'e model, 15\% better.}}')
+    _, [entry] = parse_file(Path("x.bib"), bib.encode())
+    assert entry.title == "Über Été and Čech naïve"
+    assert entry.authors == ("Jörg Müller", "François Dès", "Åse Strøm")
+    assert entry.abstract_source == r"We propose ÜberNet, a naïve café model, 15\% better."
+
+
 def test_a_bad_json_line_is_left_out_and_said(tmp_path):
     lines = (FORMATS / "icml_sample.jsonl").read_bytes().split(b"\n")
     skipped: list[str] = []
