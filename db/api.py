@@ -505,6 +505,14 @@ class Library:
         full = [self.resolve(i) for i in ids]
         return marks_db.set_status(self._marks(), full, status, self._describe)
 
+    def index_version(self) -> int:
+        """A number that changes when a sync by any process changed what the index holds (a seed
+        file loaded, changed, failed or removed), so a window can tell that another papertray
+        synced the seed files first. Comparable within one process only. Cheap: the files table
+        (one row per seed file)."""
+        return hash(tuple(self._index().execute(
+            "SELECT path, sha256, status FROM files ORDER BY path")))
+
     def marks_version(self) -> int:
         """A number that grows with every marking step, undo and re-attachment written to the
         marks file by any process (the newest history row), so a window can tell that another

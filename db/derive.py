@@ -8,6 +8,7 @@ sentence). A paper that names no method gets no name rather than a wrong one.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Callable, Iterator
 
 from db.render import render_plain
@@ -100,7 +101,8 @@ def method_name(text: str, is_word: Callable[[str], bool]) -> str | None:
     abbreviations (LLM, RL, ...), are skipped. ``is_word`` tells whether a lower-case word is
     ordinary English.
     """
-    plain = one_line(_strip_markup(text))
+    # (composed first: a name's accent written as a combining mark would end the name there)
+    plain = one_line(_strip_markup(unicodedata.normalize("NFC", text)))
     # one scan of the whole text for introducing verbs, instead of one more per sentence: no
     # match can span two sentences (a verb ends in a letter, a sentence in ".", "!" or "?"),
     # so the matches inside a sentence are the sentence's own (tests/test_seeds.py compares)

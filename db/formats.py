@@ -24,12 +24,15 @@ from collections import Counter
 from collections.abc import Iterator
 from dataclasses import replace
 
+from db.render import accented
 from db.seeds import Entry, SeedError, abstract_entry, collection_label
-from db.text import clean, normalize, one_line
+from db.text import DecodeError, clean, decode, normalize, one_line
 
 #: gzip-compressed seed files are read up to this many bytes once expanded (a guard against a
 #: "zip bomb"; the 87,409-abstract corpus is 120 MB expanded).
 MAX_EXPANDED_BYTES = 1 << 30
+#: ... and the first this many bytes expanded are looked at first (binary junk is refused then)
+_HEAD_BYTES = 1 << 16
 
 _BIB_START_RE = re.compile(r"\s*(%[^\n]*\n\s*)*@[A-Za-z]+\s*[{(]")
 _LIST_KEYS = ("papers", "hits", "data", "items", "records", "entries", "results", "notes")
@@ -51,7 +54,12 @@ def gunzip(data: bytes, lines: bool = False) -> tuple[bytes, str]:
     note = ""
     try:
         with gzip.GzipFile(fileobj=io.BytesIO(data)) as fh:
+            # binary from its start (a "bomb" of zeros): refused before it is expanded whole
+            head = fh.peek(_HEAD_BYTES)[:_HEAD_BYTES]
+            decode(head[:len(head) & ~1], raw=True)  # (even: UTF-16 is read by pairs)
             out = fh.read(MAX_EXPANDED_BYTES + 1)
+    except DecodeError as exc:
+        raise SeedError("error", str(exc)) from None
     except (OSError, EOFError) as exc:
         out = _gunzip_start(data) if lines and isinstance(exc, EOFError) else b""
         if b"\n" not in out:
@@ -135,7 +143,9 @@ def parse(kind: str, text: str, fallback_label: str,
     for number, record in records:
         entry = _entry(record, len(entries) + 1) if record is not None else None
         if entry is None:
-            bad["invalid JSON" if record is None else "no title or abstract"].append(number)
+            # (a null in a JSON list is valid JSON: a record with nothing in it)
+            invalid = record is None and unit == "line" and kind in ("jsonl", "json")
+            bad["invalid JSON" if invalid else "no title or abstract"].append(number)
         else:
             entries.append(entry)
     for what, numbers in bad.items():
@@ -171,6 +181,8 @@ def _json_records(text: str) -> tuple[str, list[tuple[int, object]]]:
         if exc.msg != "Extra data":
             raise SeedError("error", f"not valid JSON: {exc}") from None
         return "line", list(_json_lines(text))
+    except RecursionError:  # nested deeper than Python parses
+        raise SeedError("error", "not valid JSON: nested too deeply") from None
     if isinstance(data, dict):
         listed = [data[k] for k in _LIST_KEYS if isinstance(data.get(k), list)]
         listed += [v for v in data.values() if isinstance(v, list) and v
@@ -206,6 +218,8 @@ def _json_lines(text: str) -> Iterator[tuple[int, object]]:
 def _csv_records(text: str, delimiter: str | None) -> list[tuple[int, dict]]:
     """Rows of a CSV (delimiter sniffed among , ; tab) or TSV file with a header row."""
     if delimiter is None:
+        delimiter = _header_delimiter(text)
+    if delimiter is None:
         try:
             delimiter = csv.Sniffer().sniff(text[:8192], delimiters=",;\t").delimiter
         except csv.Error:
@@ -221,6 +235,17 @@ def _csv_records(text: str, delimiter: str | None) -> list[tuple[int, dict]]:
     if not header & {"title", "abstract"}:
         raise SeedError("error", "the header row has no 'title' or 'abstract' column")
     return rows
+
+
+def _header_delimiter(text: str) -> str | None:
+    """The one of , ; tab that splits the header row into a 'title' or 'abstract' column, or
+    None when not exactly one does (then it is sniffed from the text: abstracts with commas
+    made a semicolon-separated file look comma-separated)."""
+    header = text[:text.find("\n")] if "\n" in text else text
+    fits = [d for d in (",", ";", "\t")
+            if {f.strip().lower() for f in next(csv.reader([header], delimiter=d), [])}
+            & {"title", "abstract"}]
+    return fits[0] if len(fits) == 1 else None
 
 
 _BIB_ENTRY_RE = re.compile(r"^[ \t]*@[ \t]*([A-Za-z]+)[ \t]*[{(][ \t]*([^,\s{}()]*)", re.M)
@@ -272,6 +297,9 @@ def _bib_records(text: str, skipped: list[str]) -> list[tuple[int, dict]]:
         _put_back_braces(record, record.pop(BRACES_FIELD, ""))
         if record.get(DERIVED_TITLE_FIELD, "").strip() == "derived":
             record.pop("title", None)
+        for key in ("title", "abstract", "booktitle", "journal", "author"):
+            if isinstance(record.get(key), str):
+                record[key] = accented(record[key])
         for key in ("title", "booktitle", "journal"):
             if key in record:
                 record[key] = unbrace(record[key])

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import re
+import unicodedata
 from functools import lru_cache
 
 # pylatexenc logs a WARNING for each macro it cannot expand (`\ensuremath` or `\frac` without
@@ -33,6 +34,9 @@ _TOKEN_RE = re.compile(
     r"|(?P<paren>\\\((?P<paren_body>.{1,%d}?)\\\))"
     r"|(?P<cmd>\\(?P<cmd_name>textit|emph|textbf|textsc|texttt|text|mathrm|mathbf|mathcal|mathbb)"
     r"\{(?P<cmd_body>[^{}]{0,%d})\})"
+    # an accent with its letter in braces (\\"{o}, {\\"o}): unambiguous, unlike \\"o or \\'s in
+    # text scraped with escaped quotes ("it\\'s"), which stay as written
+    r"|(?P<accent>\{\\[\"'`^~=.]\s*[A-Za-z]\}|\\[\"'`^~=.]\s*\{[A-Za-z]\})"
     r"|(?P<macro>\\[A-Za-z]+(?:\{[^{}]{0,80}\})?)"
     # LaTeX's escaped specials ("83\% success", "R\&D") are those characters as text
     r"|(?P<escape>\\[%%&#_$])"
@@ -40,6 +44,44 @@ _TOKEN_RE = re.compile(
     re.DOTALL,
 )
 _CMD_STYLE = {"textit": "i", "emph": "i", "textbf": "b", "textsc": "", "texttt": "", "text": ""}
+
+
+#: LaTeX accent commands → the combining mark each puts on its letter
+_ACCENT_MARKS = {'"': "\u0308", "'": "\u0301", "`": "\u0300", "^": "\u0302", "~": "\u0303",
+                 "=": "\u0304", ".": "\u0307", "u": "\u0306", "v": "\u030c", "H": "\u030b",
+                 "c": "\u0327", "k": "\u0328", "r": "\u030a"}
+_LETTER = r"(?:\\[ij](?![A-Za-z])|[A-Za-z])"
+# \"o  \"{o}  \v{c}  \'{\i}, each also wrapped in braces as BibTeX writes them: {\"o}
+_ACCENT_RE = re.compile(
+    r"\{(?P<w>\\(?:[\"'`^~=.]\s*\{?" + _LETTER + r"\}?|[uvHckr]\{" + _LETTER + r"\}))\}"
+    r"|\\(?P<a>[\"'`^~=.])\s*(?:\{(?P<b>" + _LETTER + r")\}|(?P<l>" + _LETTER + r"))"
+    r"|\\(?P<n>[uvHckr])\{(?P<nl>" + _LETTER + r")\}")
+_SPECIAL_LETTERS_RE = re.compile(r"\{?\\(aa|AA|ss|o|O|ae|AE|oe|OE|l|L)(?![A-Za-z])(?:\{\})?\}?")
+_SPECIAL_LETTERS = {"aa": "å", "AA": "Å", "ss": "ß", "o": "ø", "O": "Ø", "ae": "æ", "AE": "Æ",
+                    "oe": "œ", "OE": "Œ", "l": "ł", "L": "Ł"}
+
+
+def accented(value: str) -> str:
+    """BibTeX's LaTeX accents as the letters they write: ``{\\"U}ber`` → ``Über``, ``\\v{C}ech``
+    → ``Čech``, ``na\\"{\\i}ve`` → ``naïve``, ``{\\AA}se`` → ``Åse`` (composed, NFC)."""
+    if "\\" not in value:
+        return value
+
+    def letter(text: str) -> str:
+        return {"\\i": "ı", "\\j": "ȷ"}.get(text, text)
+
+    def one(m: re.Match[str]) -> str:
+        if m.group("w"):
+            return _ACCENT_RE.sub(one, m.group("w"))
+        if m.group("a"):
+            base, mark = letter(m.group("b") or m.group("l")), _ACCENT_MARKS[m.group("a")]
+        else:
+            base, mark = letter(m.group("nl")), _ACCENT_MARKS[m.group("n")]
+        base = {"ı": "i", "ȷ": "j"}.get(base, base) if mark != "\u0307" else base
+        return unicodedata.normalize("NFC", base + mark)
+
+    value = _ACCENT_RE.sub(one, value)
+    return _SPECIAL_LETTERS_RE.sub(lambda m: _SPECIAL_LETTERS[m.group(1)], value)
 
 
 def render_segments(text: str, ascii_only: bool = False) -> list[Segment]:
@@ -93,6 +135,8 @@ def _render_into(text: str, style: str, out: list[Segment], depth: int,
             _render_into(m.group("cmd_body"), inner_style, out, depth + 1, ascii_only)
         elif kind in ("math", "paren", "cmd"):
             out.append((_latex(m.group(0), ascii_only), _add(style, "m")))
+        elif kind == "accent":
+            out.append((accented(m.group(0)), style))
         elif kind == "macro":
             out.append((_latex(m.group(0), ascii_only), style))
         elif kind == "escape":
@@ -104,7 +148,7 @@ def _render_into(text: str, style: str, out: list[Segment], depth: int,
 
 
 def _kind(m: re.Match[str]) -> str:
-    for name in ("bold", "ital", "math", "paren", "cmd", "macro", "escape"):
+    for name in ("bold", "ital", "math", "paren", "cmd", "accent", "macro", "escape"):
         if m.group(name) is not None:
             return name
     return ""

@@ -102,7 +102,8 @@ def plan_changes(conn: sqlite3.Connection, seed_paths: list[Path], force: bool =
     found = discover(seed_paths)
     files = found.files
     known = {row[0]: row for row in conn.execute(
-        "SELECT path, size, mtime_ns, sha256, status, entries, reason, display FROM files")}
+        "SELECT path, size, mtime_ns, sha256, status, entries, reason, display, collection "
+        "FROM files")}
     display = _display_names(files)
     reports = [FileReport(path, "error", 0, reason) for path, reason in found.problems]
     to_apply: list[_Planned] = []
@@ -142,6 +143,17 @@ def plan_changes(conn: sqlite3.Connection, seed_paths: list[Path], force: bool =
             (planned.collection, planned.entries, planned.status, planned.reason,
              prepared) = result
             planned.prepared, planned.vocab = prepared or ([], Counter())
+            old = known.get(str(planned.path))
+            if planned.status == "error" and old and old[5]:
+                # it loaded before and cannot be read now (junk copied over it, a save or a
+                # download in progress): its papers stay until it reads again, as when it
+                # cannot be opened; the new fingerprint is kept, so it is not read at each poll
+                planned.status, planned.entries = "kept", None
+                planned.collection = old[8] or ""
+                if not planned.reason.endswith(KEPT_NOTE):
+                    planned.reason += KEPT_NOTE
+                reports[at] = FileReport(planned.display, "error", old[5], planned.reason)
+                continue
             reports[at] = FileReport(planned.display, planned.status, len(planned.entries),
                                      planned.reason)
             if on_parsed:
@@ -159,6 +171,10 @@ def plan_changes(conn: sqlite3.Connection, seed_paths: list[Path], force: bool =
     removed = [p for p in known if p not in current and p not in kept]
     reports += [FileReport(known[p][7], "removed", 0, "") for p in removed]
     return to_apply, removed, reports, touched
+
+
+#: Said of a seed file that loaded before and cannot be read now (its papers are kept).
+KEPT_NOTE = "; its papers from the last good read are kept"
 
 
 def _under(path: str, roots: list[Path]) -> bool:
@@ -227,6 +243,10 @@ class _Writer:
         if p.status == "touched" or (not self.force and self.stored.get(path) == p.sha256):
             conn.execute("UPDATE files SET size=?, mtime_ns=? WHERE path=?",
                          (p.size, p.mtime_ns, path))
+            return
+        if p.status == "kept":  # unreadable now: its sources (and papers) stay as they are
+            conn.execute("UPDATE files SET size=?, mtime_ns=?, sha256=?, status='error', "
+                         "reason=? WHERE path=?", (p.size, p.mtime_ns, p.sha256, p.reason, path))
             return
         self.affected.update(r[0] for r in conn.execute(
             "SELECT paper_id FROM sources WHERE file=?", (path,)))

@@ -26,3 +26,33 @@ async def test_marks_made_elsewhere_appear_and_undo_is_shared(tmp_path: Path) ->
         assert app.table.hit(first).status == "new"
         with Library([seeds], data) as other:
             assert other.get(first).status == "new"
+
+
+async def test_a_sync_made_elsewhere_shows_up(tmp_path: Path) -> None:
+    """Another papertray (the command line, another window) synced a seed change first: this
+    window shows the new library within a few seconds. It stayed on the old counts and rows
+    for good: its poll found the seed files in step with the index and looked no further."""
+    seeds, data = shipped_copy(tmp_path), tmp_path / "data"
+    app = app_on(seeds, data, poll_seconds=0.1)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        assert app.header.counts["all"] == 35
+        app._syncing = True  # (this window's own poll waits: the other process syncs first)
+        try:
+            gone = next(f for f in sorted(seeds.iterdir()) if f.name.startswith("000"))
+            gone.rename(tmp_path / gone.name)
+            with Library([seeds], data) as other:
+                assert other.sync().removed == 16
+        finally:
+            app._syncing = False
+        await wait_for(pilot, lambda: app.header.counts.get("all") == 19, "the new counts")
+        await wait_for(pilot, lambda: app.table.row_count == 19, "the rows")
+        (tmp_path / gone.name).rename(gone)
+        app._syncing = True
+        try:
+            with Library([seeds], data) as other:
+                assert other.sync().added == 16
+        finally:
+            app._syncing = False
+        await wait_for(pilot, lambda: app.header.counts.get("all") == 35, "the counts again")
+        await wait_for(pilot, lambda: app.table.row_count == 35, "the rows again")

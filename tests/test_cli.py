@@ -142,6 +142,17 @@ def test_show_text(run_cli):
     assert "Diplomacy is a complex multiplayer game that requires both cooperation" in body
 
 
+def test_show_text_has_the_note_and_tags(run_cli):
+    """The note and tags are the reader's own part of the paper: ``show`` printed neither
+    (only ``show --json`` and ``note ID`` did)."""
+    run_cli("note", "c6cf5bde", "compare", "with", "Cicero")
+    run_cli("tag", "c6cf5bde", "games", "agents")
+    lines = run_cli("show", "c6cf5bde").stdout.splitlines()
+    assert lines[:5] == [
+        "id:         c6cf5bde67efacf4", "name:       DipLLM", "status:     new",
+        "tags:       agents games", "note:       compare with Cicero"]
+
+
 def test_mark_list_undo_and_stats(run_cli):
     marked = run_cli("mark", "0412d482", "722b41c7", "--to-read", "--json")
     assert marked.exit_code == 0

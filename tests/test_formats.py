@@ -126,11 +126,67 @@ def test_content_decides_when_the_ending_does_not(tmp_path):
     ("nohead.csv", b"name,year\nPARM,2025\n", "the header row has no 'title' or 'abstract'"),
     ("empty.bib", b"@comment{nothing here}\n", "no BibTeX entry could be read"),
     ("bomb.json.gz", b"not gzip at all", "not a readable gzip file"),
+    # (was "cannot parse: maximum recursion depth exceeded while decoding a JSON array from a
+    # unicode string")
+    pytest.param("deep.json", b"[" * 100_000 + b"]" * 100_000,
+                 "not valid JSON: nested too deeply", id="deep.json"),
 ])
 def test_broken_files_are_one_reason(name, data, reason):
     with pytest.raises(SeedError) as caught:
         parse_file(Path(name), data)
     assert str(caught.value).startswith(reason)
+
+
+@pytest.mark.parametrize("name", ["bomb.jsonl.gz", "bomb.txt.gz"])
+def test_a_gzip_bomb_of_binary_is_refused_from_its_start(name):
+    """A gzip of zeros (64 MiB from 64 kB): refused as binary from its first block instead of
+    being expanded whole first (1 GiB of zeros took 4.4 s and 1 GiB of memory to refuse)."""
+    import tracemalloc
+
+    bomb = gzip.compress(bytes(64 << 20), mtime=0)
+    tracemalloc.start()
+    try:
+        with pytest.raises(SeedError) as caught:
+            parse_file(Path(name), bomb)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert str(caught.value) == "binary data (NUL bytes), not text"
+    assert peak < 8 << 20
+
+
+def test_a_null_in_a_json_list_is_a_record_with_no_title_or_abstract():
+    """It is valid JSON: it was said to be "invalid JSON"."""
+    skipped: list[str] = []
+    _, entries = parse_file(Path("x.json"), b'[null, {"abstract": "We study Foo."}, 7]', skipped)
+    assert [e.abstract_source for e in entries] == ["We study Foo."]
+    assert skipped == ["2 record(s) with no title or abstract left out: 1, 3"]
+
+
+@pytest.mark.parametrize("data", [
+    b"title;abstract\nSemi;We propose SemiNet, a model; it is small.\n",
+    b"Title;Abstract;Year\r\nSemi;\"We propose SemiNet, a model; it is small.\";2024\r\n",
+    b"title,abstract\nSemi,\"We propose SemiNet; a model, it is small.\"\n",
+])
+def test_the_csv_delimiter_is_the_one_of_the_header_row(data):
+    """A semicolon-separated export (Excel in many locales) whose abstracts have commas: the
+    delimiter sniffed from the text was a comma, and the file was refused ("the header row has
+    no 'title' or 'abstract' column")."""
+    _, [entry] = parse_file(Path("x.csv"), data)
+    assert entry.title == "Semi"
+    assert entry.abstract_source.startswith("We propose SemiNet")
+
+
+def test_bibtex_accents_are_letters():
+    """BibTeX writes accented letters as LaTeX accents (``{\\"u}``, ``\\'{e}``, ``\\v{c}``):
+    they are the letters. They were shown as written, braces dropped: "J\\"org M\\"uller"."""
+    bib = (r'@article{k, title = {{\"U}ber {\'E}t\'e and \v{C}ech na\"{\i}ve},'
+           r' author = {M{\"u}ller, J{\"o}rg and Fran\c{c}ois D\`{e}s and {\AA}se Str{\o}m},'
+           r' abstract = {We propose \"UberNet, a na\"ive caf\'e model, 15\% better.}}')
+    _, [entry] = parse_file(Path("x.bib"), bib.encode())
+    assert entry.title == "Über Été and Čech naïve"
+    assert entry.authors == ("Jörg Müller", "François Dès", "Åse Strøm")
+    assert entry.abstract_source == r"We propose ÜberNet, a naïve café model, 15\% better."
 
 
 def test_a_bad_json_line_is_left_out_and_said(tmp_path):

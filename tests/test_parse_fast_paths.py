@@ -149,8 +149,10 @@ def _check_text(text: str) -> None:
         tail = plain[trigger.end():]
         assert derive._first_name_like(tail, seen, is_english_word) == plain_first_name_like(
             tail, seen, is_english_word)
+    # (method_name reads the text composed: NFC)
+    composed = one_line(derive._strip_markup(unicodedata.normalize("NFC", text)))
     assert derive.method_name(text, is_english_word) == derive._method_name_by_sentence(
-        plain, is_english_word)
+        composed, is_english_word)
 
 
 def test_fast_paths_give_the_plain_results_on_the_seeds_abstracts():

@@ -136,3 +136,12 @@ def test_text_without_markup_renders_as_itself_without_the_regex(monkeypatch):
     monkeypatch.setattr(db.render, "_has_markup", lambda text: True)
     assert fast == [(render_plain(s), render_segments(s)) for s in texts]
     assert render_segments("") == []
+
+
+def test_an_accent_with_its_letter_in_braces_is_the_letter():
+    """``H\\"{o}lder``, ``{\\'e}`` (BibTeX-style accents in an abstract or a JSON title) are
+    the letters; they were shown as written. An accent with a bare letter stays as written:
+    in scraped text ``it\\'s`` and ``\\"quoted\\"`` are escaped quotes, not accents."""
+    assert render_plain(r'H\"{o}lder spaces and caf{\'e} with $\alpha$') == (
+        "Hölder spaces and café with α")
+    assert render_plain(r'it\'s \"quoted\"') == r'it\'s \"quoted\"'

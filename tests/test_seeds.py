@@ -192,6 +192,16 @@ def test_code_url_prefers_a_code_host_over_a_project_page():
     assert entries[0].name == "FooNet"
 
 
+def test_a_name_written_with_a_combining_accent_is_whole():
+    """A name whose accent is a combining mark (e + U+0301, as macOS file names and some PDF
+    extractors write it) is the whole name, as with the accented letter: it was cut at the
+    mark ("CaféNet" named "Cafe")."""
+    for e_acute in ("\u00e9", "e\u0301"):
+        _, entries = parse_text(
+            f"Header 2025\n\nWe introduce Caf{e_acute}Net, a model of coffee shops.\n", "x")
+        assert entries[0].name == "CaféNet"
+
+
 # -- hyphenation -----------------------------------------------------------------------------
 
 @pytest.mark.parametrize(("source", "repaired"), [
@@ -255,6 +265,21 @@ def test_utf16_with_bom(codec):
     assert collection == "Header 2025"
     assert [e.abstract_source for e in entries] == [
         "We study Schrödinger bridges for data.", "A second abstract."]
+
+
+@pytest.mark.parametrize("codec", ["utf-16-le", "utf-16-be"])
+def test_utf16_without_bom(codec):
+    """UTF-16 with no byte-order mark (written by Python's ``encode("utf-16-le")``, some
+    exporters and PowerShell pipes): every other byte of its Latin text is NUL. It was
+    refused as "binary data (NUL bytes), not text"."""
+    data = TEXT.replace("\n", "\r\n").encode(codec)
+    assert decode(data) == TEXT
+    collection, entries = parse_file(Path("x.txt"), data)
+    assert collection == "Header 2025"
+    assert [e.abstract_source for e in entries] == [
+        "We study Schrödinger bridges for data.", "A second abstract."]
+    records = '[{"title": "T", "abstract": "We study Schrödinger bridges for data."}]'
+    assert [e.title for e in parse_file(Path("x.json"), records.encode(codec))[1]] == ["T"]
 
 
 def test_latin1_and_cp1252_fallback():

@@ -466,3 +466,40 @@ def test_a_late_rebuild_of_an_old_index_leaves_the_new_one_alone(seeds_copy, dat
     assert check.execute("PRAGMA integrity_check").fetchone() == ("ok",)
     assert check.execute("SELECT count(*) FROM papers").fetchone() == (19,)
     check.close()
+
+
+@pytest.mark.parametrize("broken", [
+    bytes(range(256)) * 20,  # a binary file copied over it
+    "ICML 2025\n\n".encode("utf-16-le")[:-1] + bytes(3000),  # a half-written one
+])
+def test_a_seed_file_that_turns_unreadable_keeps_its_papers(seeds_copy, data_dir, broken):
+    """A seed file that loaded before and now cannot be read (junk copied over it, a save or a
+    download in progress) is reported, and its papers stay until it is readable again, as for
+    a file that cannot be opened: its 16 papers left the library, their marks, notes and tags
+    turned orphans, and the browser's table lost them until the next good read."""
+    with Library([seeds_copy], data_dir) as lib:
+        lib.sync()
+        wudi = next(h.id for h in all_hits(lib) if h.name == "WUDI-Merging")
+        lib.set_status([wudi], "read")
+        lib.set_note(wudi, "merging baseline")
+        good = (seeds_copy / FILE_A).read_bytes()
+        (seeds_copy / FILE_A).write_bytes(broken)
+        report = lib.sync()
+        [line] = [f for f in report.files if f.path == FILE_A]
+        assert (line.status, line.entries) == ("error", 19)
+        assert line.reason.endswith("; its papers from the last good read are kept")
+        assert (report.removed, report.papers, report.orphans) == (0, 35, 0)
+        assert lib.get(wudi).status == "read" and lib.get(wudi).note == "merging baseline"
+        assert not lib.needs_sync()  # read once: not again at every poll while it is broken
+        again = lib.sync()
+        assert [(f.status, f.entries, f.reason) for f in again.files if f.path == FILE_A] == [
+            ("error", 19, line.reason)]
+        assert lib.stats()["problems"] == [{"file": FILE_A, "reason": line.reason}]
+        (seeds_copy / FILE_A).write_bytes(good)
+        fixed = lib.sync()
+        assert [(f.status, f.entries) for f in fixed.files if f.path == FILE_A] == [("loaded", 19)]
+        assert (fixed.papers, lib.stats()["problems"]) == (35, [])
+        # emptied on purpose: its papers go (their marks are orphans, kept)
+        (seeds_copy / FILE_A).write_text("")
+        assert lib.sync().papers == 19
+        assert [o[0] for o in lib.orphans()] == [wudi]

@@ -45,6 +45,7 @@ from tui.widgets import (
 )
 from tui.workers import (
     Exported,
+    IndexChanged,
     LibraryOpened,
     MarkOp,
     MarksChanged,
@@ -159,6 +160,7 @@ class PapertrayApp(ReaderTools, SearchingApp):
         self._syncing = False
         self._unsaved: list[MarkOp] = []  # marking steps queued or being written, in order
         self._marks_version: int | None = None  # the marks file's version this window shows
+        self._index_version: int | None = None  # the index's version this window shows
         self._reread_rows = False  # a note or tag was written: search again once all are
         self._reread_focus: str | None = None  # the paper an undo changed: the cursor's
         self._counts: dict[str, int] = {}
@@ -257,6 +259,7 @@ class PapertrayApp(ReaderTools, SearchingApp):
     @on(LibraryOpened)
     def _library_opened(self, message: LibraryOpened) -> None:
         self.lib = message.lib
+        self._index_version = message.index_version
         self._show_counts(message.counts, message.collections)
         self._report_problems((p["file"], p["reason"] or "") for p in message.problems)
         empty = not message.counts["all"]
@@ -280,6 +283,8 @@ class PapertrayApp(ReaderTools, SearchingApp):
     def _sync_finished(self, message: SyncFinished) -> None:
         self._syncing = False
         self.main_screen.query_one(SyncProgress).stop()
+        if message.index_version is not None:
+            self._index_version = message.index_version
         if message.counts:
             self._show_counts(message.counts, message.collections)
         if message.error:
@@ -305,11 +310,20 @@ class PapertrayApp(ReaderTools, SearchingApp):
 
     def _poll_seeds(self) -> None:
         if self.lib is not None and not self._syncing:
-            self.check_seeds(self._marks_version)
+            self.check_seeds(self._marks_version, self._index_version)
 
     @on(SeedsChanged)
     def _seeds_changed(self) -> None:
         self._start_sync()
+
+    @on(IndexChanged)
+    def _index_changed(self, message: IndexChanged) -> None:
+        """Another papertray synced the seed files first: show the library as it is now."""
+        if self._syncing or not self.is_settled:
+            return  # the app is busy (a sync of its own, keys, a search): the next poll sees it
+        self._index_version = message.version
+        self._show_counts(message.counts, message.collections)
+        self._search(focus=FOLLOW_CURSOR, offset=self.table.window_offset)
 
     @on(MarksChanged)
     def _marks_changed(self, message: MarksChanged) -> None:

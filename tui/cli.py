@@ -215,7 +215,8 @@ def show(obj: Context, paper_id: str, as_json: bool) -> None:
         ("title", render_plain(paper.title) if paper.title else None),
         ("authors", ", ".join(paper.authors)),
         ("venue", " ".join(str(v) for v in (paper.venue, paper.year) if v)),
-        ("status", paper.status), ("collection", paper.collection),
+        ("status", paper.status), ("tags", " ".join(paper.tags)), ("note", paper.note),
+        ("collection", paper.collection),
         ("sources", ", ".join(f"{s.file}:{s.position}" for s in paper.sources)),
         ("code", paper.code_url),
     ]

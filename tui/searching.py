@@ -426,8 +426,10 @@ class SearchingApp(LibraryWorkers, App[None]):
     async def _on_message(self, message: Message) -> None:
         """Drop a worker's message that arrives while the app closes: the screens are taken
         down before the app's own queue stops, and its handler would look for widgets that
-        are gone (Textual's ``NoMatches`` at exit)."""
-        if isinstance(message, WorkerMessage) and not self.is_running:
+        are gone (Textual's ``NoMatches`` at exit). The same for the table's cursor moved by a
+        refill just before the exit (another papertray's sync shown, then quit): its handler
+        looked for the main screen, already gone (``IndexError``)."""
+        if isinstance(message, (WorkerMessage, DataTable.RowHighlighted)) and not self.is_running:
             return
         await super()._on_message(message)
 

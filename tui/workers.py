@@ -39,10 +39,12 @@ class LibraryOpened(WorkerMessage):
     """The library is open; ``stale`` says whether the seed files changed since the last sync."""
 
     def __init__(self, library: Library, stale: bool, counts: dict[str, int],
-                 collections: dict[str, int], problems: list[dict]) -> None:
+                 collections: dict[str, int], problems: list[dict],
+                 index_version: int | None = None) -> None:
         super().__init__()
         self.lib, self.stale, self.counts = library, stale, counts
         self.collections, self.problems = collections, problems
+        self.index_version = index_version
 
 
 class SyncProgressed(WorkerMessage):
@@ -60,9 +62,11 @@ class SyncFinished(WorkerMessage):
     """A sync ended: its report and the new counts, or ``error`` (and no counts) if it failed."""
 
     def __init__(self, report: SyncReport | None, counts: dict[str, int],
-                 collections: dict[str, int], error: str = "") -> None:
+                 collections: dict[str, int], error: str = "",
+                 index_version: int | None = None) -> None:
         super().__init__()
         self.report, self.counts, self.collections, self.error = report, counts, collections, error
+        self.index_version = index_version
 
 
 class SeedsChanged(WorkerMessage):
@@ -76,6 +80,16 @@ class MarksChanged(WorkerMessage):
     def __init__(self, version: int, counts: dict[str, int]) -> None:
         super().__init__()
         self.version, self.counts = version, counts
+
+
+class IndexChanged(WorkerMessage):
+    """The poll saw the index at ``version`` (:meth:`db.Library.index_version`), not the one
+    the app knew: another papertray synced the seed files; the counts are those now."""
+
+    def __init__(self, version: int, counts: dict[str, int],
+                 collections: dict[str, int]) -> None:
+        super().__init__()
+        self.version, self.counts, self.collections = version, counts, collections
 
 
 class PageLoaded(WorkerMessage):
@@ -175,7 +189,7 @@ class LibraryWorkers:
         stale = library.needs_sync()
         problems = [] if stale else library.stats()["problems"]
         self.post_message(LibraryOpened(library, stale, library.counts(), library.collections(),
-                                        problems))
+                                        problems, library.index_version()))
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="sync")
     def sync_library(self) -> None:
@@ -196,17 +210,22 @@ class LibraryWorkers:
         except (LibraryError, sqlite3.Error, OSError) as exc:
             self.post_message(SyncFinished(None, {}, {}, str(exc)))
             return
-        self.post_message(SyncFinished(report, library.counts(), library.collections()))
+        self.post_message(SyncFinished(report, library.counts(), library.collections(),
+                                       index_version=library.index_version()))
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="poll")
-    def check_seeds(self, known_marks: int | None) -> None:
-        """Stat the seed files; post :class:`SeedsChanged` when a sync is due, and
-        :class:`MarksChanged` when the marks file is not at version ``known_marks``."""
+    def check_seeds(self, known_marks: int | None, known_index: int | None = None) -> None:
+        """Stat the seed files; post :class:`SeedsChanged` when a sync is due, else
+        :class:`IndexChanged` when another process synced (the index is not at version
+        ``known_index``), and :class:`MarksChanged` when the marks file is not at version
+        ``known_marks``."""
         library = self.lib
         if library is None:
             return
         if library.needs_sync():
             self.post_message(SeedsChanged())
+        elif (index := library.index_version()) != known_index:
+            self.post_message(IndexChanged(index, library.counts(), library.collections()))
         version = library.marks_version()
         if version != known_marks:
             self.post_message(MarksChanged(version, library.counts()))
