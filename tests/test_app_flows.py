@@ -489,6 +489,24 @@ async def test_ctrl_q_typed_behind_waiting_keys_quits_after_them(tmp_path: Path)
     assert marked == {"WUDI-Merging": ("to-read", "hi")}
 
 
+async def test_ctrl_q_typed_behind_keys_that_close_the_help_quits_after_them(
+        tmp_path: Path) -> None:
+    """``? Esc j t ctrl+q`` in one burst (a look at the keys, then a mark and out): the help
+    screen closes after Esc, and the keys behind it went to the help screen's queue, to reach
+    the table later; ctrl+q, with no key held, quit at once, before them: no mark made. Keys
+    typed while the help closes now wait for it, as for the palette, and ctrl+q behind them."""
+    for keys in (["question_mark", "escape", "j", "t"], ["question_mark", "q", "j", "t"]):
+        app, seeds, data = shipped_app(tmp_path / keys[1])
+        async with app.run_test(size=(100, 30)) as pilot:
+            await settle(pilot)
+            second = app.table.paper_ids[1]
+            burst(app, [*keys, "ctrl+q"])
+            await wait_for(pilot, lambda app=app: not app.is_running, "the app to exit")
+        with Library([seeds], data) as library:
+            assert [(h.id, h.status) for h in library.search("", None, 50, 0).hits
+                    if h.status != "new"] == [(second, "to-read")], keys
+
+
 async def test_ctrl_q_quits_when_the_keys_before_it_wait_too_long(tmp_path: Path,
                                                                   monkeypatch) -> None:
     """A key that waits for ever (here: for a search bar that never catches up) does not keep

@@ -456,7 +456,8 @@ class PapertrayApp(ReaderTools, SearchingApp):
             return "Triage, filters and search" if node is self else None
 
         self.push_screen(HelpScreen(key_help(self.main_screen.active_bindings,
-                                             self.get_key_display, section), self._marks_help()))
+                                             self.get_key_display, section), self._marks_help()),
+                         lambda _: self._palette_closed())  # keys typed after its closing key go on
 
     def _marks_help(self) -> list[tuple[str, str]]:
         """The help's notes on marks, with the undo keys taken from the bindings."""

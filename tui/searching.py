@@ -26,6 +26,7 @@ from db.models import Paper, SearchResult
 from db.text import one_line
 from tui.display import said
 from tui.editors import KeysWelcome, TextPrompt
+from tui.screens import HELP_CLOSE_KEYS, HelpScreen
 from tui.widgets import (
     AbstractPanel,
     KeysFooter,
@@ -94,8 +95,10 @@ class SearchingApp(LibraryWorkers, App[None]):
         self._replaying: deque[events.Key | events.Paste] = deque()  # released, on their way back
         self._ghosts: list[events.Key | events.Paste] = []  # released, then held again meanwhile
         self._awaiting_input = False
-        # the command palette Esc was sent to: keys wait until it is closed (else the key typed
-        # after Esc went to the palette's input as it was being taken down, and was lost)
+        # the command palette Esc was sent to, or the help a closing key was sent to: keys wait
+        # until it is closed (else the key typed after Esc went to the palette's input as it was
+        # being taken down, and was lost; or to the help, and reached the table after a ctrl+q
+        # typed behind it had quit)
         self._palette_leaving: Screen | None = None
         self._paper_wait: tuple[str, float] | None = None  # a paper waited for, until when
         self._heap_frozen = False
@@ -488,8 +491,9 @@ class SearchingApp(LibraryWorkers, App[None]):
                     and not self._waits_for_paper(self._held_keys[0])):
                 self._release_keys()
             return
-        if (isinstance(event, events.Key) and event.key == "escape"
-                and self.screen_stack and isinstance(self.screen, CommandPalette)):
+        if isinstance(event, events.Key) and self.screen_stack and (
+                (event.key == "escape" and isinstance(self.screen, CommandPalette))
+                or (event.key in HELP_CLOSE_KEYS and isinstance(self.screen, HelpScreen))):
             self._palette_leaving = self.screen  # it closes at Esc: the next keys are not its
             self.set_timer(PALETTE_CLOSE_S, self._palette_closed)  # should it stay open after all
         await self._dispatch_input(event)
