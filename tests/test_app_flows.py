@@ -637,6 +637,32 @@ async def test_command_palette_runs_triage_commands(tmp_path: Path) -> None:
         assert app.table.hit(first).status == "to-read"
 
 
+async def test_keys_typed_after_enter_in_the_palette_act_after_its_command(
+        tmp_path: Path) -> None:
+    """``ctrl+p``, a command, then ``⏎ t`` (and ``ctrl+q``) in one burst: the ``t`` went to the
+    palette's input as the palette was closing and was lost; ctrl+q behind it quit before the
+    palette's command ran. Keys typed after Enter wait for the palette to close, as after Esc."""
+    for keys in (["enter", "t"], ["enter", "t", "ctrl+q"]):
+        app, seeds, data = shipped_app(tmp_path / str(len(keys)))
+        async with app.run_test(size=(100, 30)) as pilot:
+            await settle(pilot)
+            first, second = app.table.paper_ids[:2]
+            await pilot.press("ctrl+p")
+            await type_text(pilot, "mark the paper to-read")
+            await wait_for(pilot, lambda app=app: app.screen.query_one(
+                CommandList).option_count > 0, "palette hits")
+            burst(app, keys)
+            if "ctrl+q" in keys:
+                await wait_for(pilot, lambda app=app: not app.is_running, "the app to exit")
+            else:
+                await wait_for(pilot, lambda app=app, second=second: app.table.hit(
+                    second).status != "new", "the second mark")
+                await settle(pilot)
+        with Library([seeds], data) as library:
+            assert [(h.id, h.status) for h in library.search("", None, 50, 0).hits
+                    if h.status != "new"] == [(first, "to-read"), (second, "to-read")], keys
+
+
 async def test_an_unusable_data_dir_is_a_message_not_a_crash(tmp_path: Path) -> None:
     not_a_folder = tmp_path / "data"
     not_a_folder.write_text("a file where the data folder should be\n", encoding="utf-8")
