@@ -663,6 +663,32 @@ async def test_keys_typed_after_enter_in_the_palette_act_after_its_command(
                     if h.status != "new"] == [(first, "to-read"), (second, "to-read")], keys
 
 
+async def test_ctrl_z_suspends_over_every_screen(tmp_path: Path) -> None:
+    """ctrl+z (suspend to the shell) did nothing while the note or tags editor, the help or the
+    command palette was open: a screen over the main one took the key and the app's binding was
+    never asked (and ``fg`` typed next went into the note). It suspends on every screen, and the
+    screen, with what was typed, is there when the browser comes back."""
+    app = shipped_app(tmp_path)[0]
+    suspended: list[str] = []
+    app.action_suspend_process = lambda: suspended.append(type(app.screen).__name__)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        for opening in ("a", "number_sign", "question_mark", "ctrl+p"):
+            await pilot.press(opening)
+            await wait_for(pilot, lambda: len(app.screen_stack) == 2, f"the screen of {opening}")
+            if opening in ("a", "number_sign"):
+                await type_text(pilot, "hi")
+            await pilot.press("ctrl+z")
+            await settle(pilot)
+            if opening in ("a", "number_sign"):
+                assert app.screen.input.value == "hi"
+            await pilot.press("escape")
+            await wait_for(pilot, lambda: len(app.screen_stack) == 1, "the screen to close")
+        await pilot.press("ctrl+z")
+    assert suspended == ["TextPrompt", "TextPrompt", "HelpScreen", "CommandPalette",
+                         "Screen"]
+
+
 async def test_an_unusable_data_dir_is_a_message_not_a_crash(tmp_path: Path) -> None:
     not_a_folder = tmp_path / "data"
     not_a_folder.write_text("a file where the data folder should be\n", encoding="utf-8")

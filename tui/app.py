@@ -132,8 +132,10 @@ class PapertrayApp(ReaderTools, SearchingApp):
                         "the data folder"),
         Binding("q", "quit", "quit", id="app.quit",
                 tooltip="Quit (marks are saved as you make them)"),
-        # the terminal is in raw mode: ctrl+z reaches the app as a key, not as SIGTSTP
-        Binding("ctrl+z", "suspend_process", "suspend", show=False, id="app.suspend",
+        # the terminal is in raw mode: ctrl+z reaches the app as a key, not as SIGTSTP; a
+        # priority binding, so that it works over the editors, the help and the palette too
+        Binding("ctrl+z", "suspend_process", "suspend", show=False, priority=True,
+                id="app.suspend",
                 tooltip="Suspend papertray to the shell (fg brings it back)"),
         Binding("ctrl+q", "quit", "quit", show=False, priority=True, id="app.quit-anywhere",
                 tooltip="Quit (marks are saved as you make them)"),
