@@ -253,6 +253,7 @@ class PapertrayApp(ReaderTools, SearchingApp):
         self._release_paint()
         if self.lib is not None:
             self.flush_marks()
+            self.flush_exports()  # after the marks: an export typed after a mark shows it
             self.lib.close()
 
     # -- opening and syncing -----------------------------------------------------------------
@@ -383,7 +384,7 @@ class PapertrayApp(ReaderTools, SearchingApp):
         """Write the current query's papers (with the status filter) to a file, off the UI
         thread; :meth:`_exported` shows where."""
         if self.lib is not None:
-            self.export_papers(self._query, self.status_filter)
+            self.ask_export(self._query, self.status_filter)
 
     @on(Exported)
     def _exported(self, message: Exported) -> None:
