@@ -97,3 +97,20 @@ async def test_e_then_q_in_one_burst_still_writes_the_export(tmp_path: Path) -> 
     assert len(written) == 1
     text = written[0].read_text(encoding="utf-8")
     assert "**PARM**" in text and text.count("\n- [") == 1
+
+
+async def test_e_with_no_paper_shown_writes_no_file_and_says_so(tmp_path: Path) -> None:
+    """``e`` with the to-read filter and nothing marked (or a query that finds nothing) wrote a
+    checklist of no papers and said "exported 0 papers to ..."; it now says there is nothing
+    to export and writes no file."""
+    app, _seeds, data = shipped_app(tmp_path)
+    notes = record_notifications(app)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await pilot.press("3")
+        await settle(pilot)
+        assert app.table.paper_ids == []
+        await pilot.press("e")
+        await wait_for(pilot, lambda: bool(notes), "a notification")
+    assert notes == ["nothing to export: no paper matches the query and filter"]
+    assert list((data / "exports").glob("*")) == []

@@ -391,6 +391,8 @@ class PapertrayApp(ReaderTools, SearchingApp):
         if message.error:
             self.notify(f"export failed: {one_line(message.error)}", severity="error",
                         markup=False)
+        elif not message.count:  # (a checklist of no papers was written, and said so)
+            self.notify("nothing to export: no paper matches the query and filter", timeout=5)
         else:
             self.notify(f"exported {message.count} papers to {one_line(message.path)}",
                         markup=False, timeout=10)

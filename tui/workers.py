@@ -133,8 +133,8 @@ class MarksSaved(WorkerMessage):
 
 
 class Exported(WorkerMessage):
-    """The papers of a query were written to ``path`` (``count`` of them), or ``error`` says
-    why not (one line)."""
+    """The papers of a query were written to ``path`` (``count`` of them; none: no file, path
+    ""), or ``error`` says why not (one line)."""
 
     def __init__(self, path: str, count: int, error: str = "") -> None:
         super().__init__()
@@ -299,11 +299,20 @@ class LibraryWorkers:
                 return  # written by flush_exports as the app closed
             query, status = self._exports_asked.popleft()
         try:
-            path, count = self.lib.export_to_data_dir(query, _filter(status))
+            path, count = self._export(query, status)
         except (LibraryError, sqlite3.Error, OSError) as exc:
             self.post_message(Exported("", 0, str(exc)))
             return
         self.post_message(Exported(str(path), count))
+
+    def _export(self, query: str, status: str) -> tuple[str, int]:
+        """Export to the data folder; a file of no papers is removed (path "")."""
+        assert self.lib is not None
+        path, count = self.lib.export_to_data_dir(query, _filter(status))
+        if count == 0:
+            path.unlink(missing_ok=True)
+            return "", 0
+        return str(path), count
 
     def flush_exports(self) -> None:
         """Write, in this thread, the exports asked for that no worker has begun: the app calls
@@ -312,9 +321,8 @@ class LibraryWorkers:
         with self._export_lock:
             asked, self._exports_asked = list(self._exports_asked), deque()
         for query, status in asked:
-            assert self.lib is not None
             with contextlib.suppress(LibraryError, sqlite3.Error, OSError):
-                self.lib.export_to_data_dir(query, _filter(status))
+                self._export(query, status)
 
     def queue_mark(self, op: MarkOp) -> None:
         """Queue a marking step and start a worker that writes the queue (in order)."""
