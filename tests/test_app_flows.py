@@ -689,6 +689,28 @@ async def test_ctrl_z_suspends_over_every_screen(tmp_path: Path) -> None:
                          "Screen"]
 
 
+async def test_a_taller_terminal_fills_the_table_at_the_end_of_the_list(
+        tmp_path: Path, monkeypatch) -> None:
+    """``G`` in a short terminal, then the window made taller (a tmux pane zoomed, 30x8 to
+    250x70 at 87k papers): the table kept the short terminal's page of rows, the last paper at
+    its end and the rest of the screen blank, with more papers above. It loads a page for the
+    new height at once, the cursor still on the last paper."""
+    monkeypatch.setattr("tui.app.PAGE_SIZE", 10)  # the shipped library has 35 papers
+    app = shipped_app(tmp_path)[0]
+    async with app.run_test(size=(100, 8)) as pilot:
+        await settle(pilot)
+        assert app.table.page_size == 16 and app.table.total == 35
+        await pilot.press("G")
+        await settle(pilot)
+        last = app.table.current_id
+        assert (app.table.window_offset, app.table.row_count) == (19, 16)
+        await pilot.resize_terminal(100, 40)
+        await wait_for(pilot, lambda: app.table.row_count == 35, "a page for the new height",
+                       state=lambda: f"{app.table.window_offset}+{app.table.row_count}")
+        await settle(pilot)
+        assert app.table.current_id == last
+
+
 async def test_an_unusable_data_dir_is_a_message_not_a_crash(tmp_path: Path) -> None:
     not_a_folder = tmp_path / "data"
     not_a_folder.write_text("a file where the data folder should be\n", encoding="utf-8")

@@ -231,6 +231,7 @@ class PapertrayApp(ReaderTools, SearchingApp):
             if self.screen_stack:
                 with contextlib.suppress(NoMatches):
                     self.table.page_size = self.page_size
+                    self.table.fit_page()
 
     def on_mount(self) -> None:
         self.main_screen.set_class(self.no_color, "-no-color")
