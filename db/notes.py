@@ -33,7 +33,7 @@ def tag_name(text: str) -> str:
     letters, digits and ``_ . + / -`` dropped, at most :data:`MAX_TAG_CHARS`. Raises
     :class:`LibraryError` when nothing is left.
     """
-    if _SURROGATE_RE.search(text or ""):  # bytes of a Latin-1 terminal: `café` became `caf`
+    if _NOT_UTF8_RE.search(text or ""):  # bytes of a Latin-1 terminal: `café` became `caf`
         raise LibraryError(f"{one_line(ascii(text))} is not a tag: it has bytes that are not "
                            "UTF-8 (is the terminal's locale UTF-8?)")
     folded = unicodedata.normalize("NFKC", clean(text or "")).casefold().strip().lstrip("#")
@@ -44,6 +44,9 @@ def tag_name(text: str) -> str:
 
 
 _SURROGATE_RE = re.compile("[\ud800-\udfff]")
+#: What a byte that is not UTF-8 becomes: a lone surrogate in a command-line argument, U+FFFD in
+#: the browser (the terminal's input is decoded with errors="replace").
+_NOT_UTF8_RE = re.compile("[\ud800-\udfff\ufffd]")
 
 
 def note_text(text: str) -> str:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from rich.text import Text
+from textual import events
 from textual.command import CommandList
 from textual.widgets import Static
 
@@ -75,3 +76,41 @@ async def test_the_panel_shows_title_authors_and_venue(tmp_path: Path) -> None:
         assert lines[1] == "Craftium"
         assert lines[2] == "Mikel Malagón, Josu Ceberio, Jose A Lozano"
         assert lines[3].startswith("ICML 2025 · 002_877e65d5360e0aa3.txt:")
+
+
+async def test_e_then_q_in_one_burst_still_writes_the_export(tmp_path: Path) -> None:
+    """``e q`` typed together: the quit cancelled the export's worker before it had started,
+    and no file was written, without a word (an ``e`` a moment earlier made the quit wait for
+    the file). The export asked for before the quit is written as the browser closes."""
+    app, _seeds, data = shipped_app(tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await pilot.press("slash")
+        await type_text(pilot, "preference")
+        await settle(pilot)
+        await pilot.press("enter", "t", "3")  # PARM to-read, then only to-read papers
+        await settle(pilot)
+        app.post_message(events.Key("e", "e"))
+        app.post_message(events.Key("q", "q"))
+        await wait_for(pilot, lambda: not app.is_running, "the app to exit")
+    written = sorted((data / "exports").glob("papertray-*.md"))
+    assert len(written) == 1
+    text = written[0].read_text(encoding="utf-8")
+    assert "**PARM**" in text and text.count("\n- [") == 1
+
+
+async def test_e_with_no_paper_shown_writes_no_file_and_says_so(tmp_path: Path) -> None:
+    """``e`` with the to-read filter and nothing marked (or a query that finds nothing) wrote a
+    checklist of no papers and said "exported 0 papers to ..."; it now says there is nothing
+    to export and writes no file."""
+    app, _seeds, data = shipped_app(tmp_path)
+    notes = record_notifications(app)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await pilot.press("3")
+        await settle(pilot)
+        assert app.table.paper_ids == []
+        await pilot.press("e")
+        await wait_for(pilot, lambda: bool(notes), "a notification")
+    assert notes == ["nothing to export: no paper matches the query and filter"]
+    assert list((data / "exports").glob("*")) == []

@@ -489,6 +489,24 @@ async def test_ctrl_q_typed_behind_waiting_keys_quits_after_them(tmp_path: Path)
     assert marked == {"WUDI-Merging": ("to-read", "hi")}
 
 
+async def test_ctrl_q_typed_behind_keys_that_close_the_help_quits_after_them(
+        tmp_path: Path) -> None:
+    """``? Esc j t ctrl+q`` in one burst (a look at the keys, then a mark and out): the help
+    screen closes after Esc, and the keys behind it went to the help screen's queue, to reach
+    the table later; ctrl+q, with no key held, quit at once, before them: no mark made. Keys
+    typed while the help closes now wait for it, as for the palette, and ctrl+q behind them."""
+    for keys in (["question_mark", "escape", "j", "t"], ["question_mark", "q", "j", "t"]):
+        app, seeds, data = shipped_app(tmp_path / keys[1])
+        async with app.run_test(size=(100, 30)) as pilot:
+            await settle(pilot)
+            second = app.table.paper_ids[1]
+            burst(app, [*keys, "ctrl+q"])
+            await wait_for(pilot, lambda app=app: not app.is_running, "the app to exit")
+        with Library([seeds], data) as library:
+            assert [(h.id, h.status) for h in library.search("", None, 50, 0).hits
+                    if h.status != "new"] == [(second, "to-read")], keys
+
+
 async def test_ctrl_q_quits_when_the_keys_before_it_wait_too_long(tmp_path: Path,
                                                                   monkeypatch) -> None:
     """A key that waits for ever (here: for a search bar that never catches up) does not keep
@@ -617,6 +635,80 @@ async def test_command_palette_runs_triage_commands(tmp_path: Path) -> None:
         await pilot.press("enter")
         await settle(pilot)
         assert app.table.hit(first).status == "to-read"
+
+
+async def test_keys_typed_after_enter_in_the_palette_act_after_its_command(
+        tmp_path: Path) -> None:
+    """``ctrl+p``, a command, then ``⏎ t`` (and ``ctrl+q``) in one burst: the ``t`` went to the
+    palette's input as the palette was closing and was lost; ctrl+q behind it quit before the
+    palette's command ran. Keys typed after Enter wait for the palette to close, as after Esc."""
+    for keys in (["enter", "t"], ["enter", "t", "ctrl+q"]):
+        app, seeds, data = shipped_app(tmp_path / str(len(keys)))
+        async with app.run_test(size=(100, 30)) as pilot:
+            await settle(pilot)
+            first, second = app.table.paper_ids[:2]
+            await pilot.press("ctrl+p")
+            await type_text(pilot, "mark the paper to-read")
+            await wait_for(pilot, lambda app=app: app.screen.query_one(
+                CommandList).option_count > 0, "palette hits")
+            burst(app, keys)
+            if "ctrl+q" in keys:
+                await wait_for(pilot, lambda app=app: not app.is_running, "the app to exit")
+            else:
+                await wait_for(pilot, lambda app=app, second=second: app.table.hit(
+                    second).status != "new", "the second mark")
+                await settle(pilot)
+        with Library([seeds], data) as library:
+            assert [(h.id, h.status) for h in library.search("", None, 50, 0).hits
+                    if h.status != "new"] == [(first, "to-read"), (second, "to-read")], keys
+
+
+async def test_ctrl_z_suspends_over_every_screen(tmp_path: Path) -> None:
+    """ctrl+z (suspend to the shell) did nothing while the note or tags editor, the help or the
+    command palette was open: a screen over the main one took the key and the app's binding was
+    never asked (and ``fg`` typed next went into the note). It suspends on every screen, and the
+    screen, with what was typed, is there when the browser comes back."""
+    app = shipped_app(tmp_path)[0]
+    suspended: list[str] = []
+    app.action_suspend_process = lambda: suspended.append(type(app.screen).__name__)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        for opening in ("a", "number_sign", "question_mark", "ctrl+p"):
+            await pilot.press(opening)
+            await wait_for(pilot, lambda: len(app.screen_stack) == 2, f"the screen of {opening}")
+            if opening in ("a", "number_sign"):
+                await type_text(pilot, "hi")
+            await pilot.press("ctrl+z")
+            await settle(pilot)
+            if opening in ("a", "number_sign"):
+                assert app.screen.input.value == "hi"
+            await pilot.press("escape")
+            await wait_for(pilot, lambda: len(app.screen_stack) == 1, "the screen to close")
+        await pilot.press("ctrl+z")
+    assert suspended == ["TextPrompt", "TextPrompt", "HelpScreen", "CommandPalette",
+                         "Screen"]
+
+
+async def test_a_taller_terminal_fills_the_table_at_the_end_of_the_list(
+        tmp_path: Path, monkeypatch) -> None:
+    """``G`` in a short terminal, then the window made taller (a tmux pane zoomed, 30x8 to
+    250x70 at 87k papers): the table kept the short terminal's page of rows, the last paper at
+    its end and the rest of the screen blank, with more papers above. It loads a page for the
+    new height at once, the cursor still on the last paper."""
+    monkeypatch.setattr("tui.app.PAGE_SIZE", 10)  # the shipped library has 35 papers
+    app = shipped_app(tmp_path)[0]
+    async with app.run_test(size=(100, 8)) as pilot:
+        await settle(pilot)
+        assert app.table.page_size == 16 and app.table.total == 35
+        await pilot.press("G")
+        await settle(pilot)
+        last = app.table.current_id
+        assert (app.table.window_offset, app.table.row_count) == (19, 16)
+        await pilot.resize_terminal(100, 40)
+        await wait_for(pilot, lambda: app.table.row_count == 35, "a page for the new height",
+                       state=lambda: f"{app.table.window_offset}+{app.table.row_count}")
+        await settle(pilot)
+        assert app.table.current_id == last
 
 
 async def test_an_unusable_data_dir_is_a_message_not_a_crash(tmp_path: Path) -> None:

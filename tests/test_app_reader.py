@@ -127,6 +127,25 @@ async def test_hash_adds_tags_shown_in_a_column_and_found_with_tag_filter(tmp_pa
         assert app.table.paper_ids == [PARM]
 
 
+async def test_a_tag_typed_on_a_latin1_terminal_is_refused_not_cut(tmp_path: Path) -> None:
+    """``#`` then ``café`` from a terminal sending Latin-1 (a LANG=C session): the byte 0xE9 is
+    no UTF-8, so the terminal input becomes ``caf\N{REPLACEMENT CHARACTER}``, and the tag
+    ``caf`` was added without a word (the CLI refuses such a tag, saying why)."""
+    app, seeds, data = shipped_app(tmp_path)
+    notes = record_notifications(app)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await pilot.press("number_sign")
+        await type_text(pilot, "ok caf\ufffd")
+        await pilot.press("enter")
+        await settle(pilot)
+        assert notes == ["'caf\\ufffd' is not a tag: it has bytes that are not UTF-8 "
+                         "(is the terminal's locale UTF-8?)"]
+        assert "\ntags " not in _panel_text(app)
+    with Library([seeds], data) as library:
+        assert library.get(PARM).tags == ()
+
+
 async def test_y_Y_c_copy_link_abstract_and_bibtex(tmp_path: Path) -> None:
     app, seeds, data = shipped_app(tmp_path)
     notes = record_notifications(app)

@@ -133,8 +133,10 @@ class PapertrayApp(ReaderTools, SearchingApp):
                         "the data folder"),
         Binding("q", "quit", "quit", id="app.quit",
                 tooltip="Quit (marks are saved as you make them)"),
-        # the terminal is in raw mode: ctrl+z reaches the app as a key, not as SIGTSTP
-        Binding("ctrl+z", "suspend_process", "suspend", show=False, id="app.suspend",
+        # the terminal is in raw mode: ctrl+z reaches the app as a key, not as SIGTSTP; a
+        # priority binding, so that it works over the editors, the help and the palette too
+        Binding("ctrl+z", "suspend_process", "suspend", show=False, priority=True,
+                id="app.suspend",
                 tooltip="Suspend papertray to the shell (fg brings it back)"),
         Binding("ctrl+q", "quit", "quit", show=False, priority=True, id="app.quit-anywhere",
                 tooltip="Quit (marks are saved as you make them)"),
@@ -231,6 +233,7 @@ class PapertrayApp(ReaderTools, SearchingApp):
             if self.screen_stack:
                 with contextlib.suppress(NoMatches):
                     self.table.page_size = self.page_size
+                    self.table.fit_page()
 
     def on_mount(self) -> None:
         self.main_screen.set_class(self.no_color, "-no-color")
@@ -253,6 +256,7 @@ class PapertrayApp(ReaderTools, SearchingApp):
         self._release_paint()
         if self.lib is not None:
             self.flush_marks()
+            self.flush_exports()  # after the marks: an export typed after a mark shows it
             self.lib.close()
 
     # -- opening and syncing -----------------------------------------------------------------
@@ -395,13 +399,15 @@ class PapertrayApp(ReaderTools, SearchingApp):
         """Write the current query's papers (with the status filter) to a file, off the UI
         thread; :meth:`_exported` shows where."""
         if self.lib is not None:
-            self.export_papers(self._query, self.status_filter)
+            self.ask_export(self._query, self.status_filter)
 
     @on(Exported)
     def _exported(self, message: Exported) -> None:
         if message.error:
             self.notify(f"export failed: {one_line(message.error)}", severity="error",
                         markup=False)
+        elif not message.count:  # (a checklist of no papers was written, and said so)
+            self.notify("nothing to export: no paper matches the query and filter", timeout=5)
         else:
             self.notify(f"exported {message.count} papers to {one_line(message.path)}",
                         markup=False, timeout=10)
@@ -470,7 +476,8 @@ class PapertrayApp(ReaderTools, SearchingApp):
             return "Triage, filters and search" if node is self else None
 
         self.push_screen(HelpScreen(key_help(self.main_screen.active_bindings,
-                                             self.get_key_display, section), self._marks_help()))
+                                             self.get_key_display, section), self._marks_help()),
+                         lambda _: self._palette_closed())  # keys typed after its closing key go on
 
     def _marks_help(self) -> list[tuple[str, str]]:
         """The help's notes on marks, with the undo keys taken from the bindings."""

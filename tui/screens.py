@@ -62,11 +62,15 @@ def key_help(active: Mapping[str, ActiveBinding], key_display: Callable[[Binding
             for (section, _), (keys, binding) in grouped.items()]
 
 
+#: The keys that close the help (the app holds the keys typed after one until it is closed).
+HELP_CLOSE_KEYS = ("escape", "q", "question_mark", "f1")
+
+
 class HelpScreen(ModalScreen[None]):
     """Every key of the main screen, grouped by where it works, and the query syntax."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape,q,question_mark,f1", "dismiss", "close", id="help.close",
+        Binding(",".join(HELP_CLOSE_KEYS), "dismiss", "close", id="help.close",
                 tooltip="Close the help"),
     ]
 

@@ -26,6 +26,7 @@ from db.models import Paper, SearchResult
 from db.text import one_line
 from tui.display import said
 from tui.editors import KeysWelcome, TextPrompt
+from tui.screens import HELP_CLOSE_KEYS, HelpScreen
 from tui.widgets import (
     AbstractPanel,
     KeysFooter,
@@ -57,8 +58,9 @@ PAINT_HOLD_S = 0.05
 #: before it is due count as soon (a typed key brings about one).
 IDLE_GC_S = 0.02
 IDLE_GC_AHEAD = 3
-#: Seconds keys typed after Esc in the command palette wait for it to close, at most (it closes
-#: at once: this only keeps the keys from waiting for ever should it ever stay open).
+#: Seconds keys typed after Esc or Enter in the command palette wait for it to close, at most
+#: (it closes at once at Esc, and at an Enter that chooses a command; an Enter that chooses none
+#: leaves it open, and the keys then go to it after this long).
 PALETTE_CLOSE_S = 1.0
 #: Seconds a key that needs the cursor paper (``a``, ``#``, copies) waits for it to load, at
 #: most (:meth:`SearchingApp._waits_for_paper`; a paper loads in a few ms).
@@ -94,8 +96,10 @@ class SearchingApp(LibraryWorkers, App[None]):
         self._replaying: deque[events.Key | events.Paste] = deque()  # released, on their way back
         self._ghosts: list[events.Key | events.Paste] = []  # released, then held again meanwhile
         self._awaiting_input = False
-        # the command palette Esc was sent to: keys wait until it is closed (else the key typed
-        # after Esc went to the palette's input as it was being taken down, and was lost)
+        # the command palette Esc or Enter was sent to, or the help a closing key was sent to:
+        # keys wait until it is closed (else the key typed after Esc went to the palette's input
+        # as it was being taken down, and was lost; or to the help, and reached the table after
+        # a ctrl+q typed behind it had quit)
         self._palette_leaving: Screen | None = None
         self._paper_wait: tuple[str, float] | None = None  # a paper waited for, until when
         self._heap_frozen = False
@@ -490,9 +494,12 @@ class SearchingApp(LibraryWorkers, App[None]):
                     and not self._waits_for_paper(self._held_keys[0])):
                 self._release_keys()
             return
-        if (isinstance(event, events.Key) and event.key == "escape"
-                and self.screen_stack and isinstance(self.screen, CommandPalette)):
-            self._palette_leaving = self.screen  # it closes at Esc: the next keys are not its
+        if isinstance(event, events.Key) and self.screen_stack and (
+                (event.key in ("escape", "enter") and isinstance(self.screen, CommandPalette))
+                or (event.key in HELP_CLOSE_KEYS and isinstance(self.screen, HelpScreen))):
+            # it closes at Esc (at Enter too, when a command is chosen: ⏎ t lost the t, typed
+            # into the input going away): the next keys are not its
+            self._palette_leaving = self.screen
             self.set_timer(PALETTE_CLOSE_S, self._palette_closed)  # should it stay open after all
         await self._dispatch_input(event)
         if replayed and not self._replaying and self._held_keys and not self._holding_keys():

@@ -13,6 +13,7 @@ they met the marks file, and an answer read before a mark was written never arri
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import sqlite3
 import threading
@@ -146,8 +147,8 @@ class MarksSaved(WorkerMessage):
 
 
 class Exported(WorkerMessage):
-    """The papers of a query were written to ``path`` (``count`` of them), or ``error`` says
-    why not (one line)."""
+    """The papers of a query were written to ``path`` (``count`` of them; none: no file, path
+    ""), or ``error`` says why not (one line)."""
 
     def __init__(self, path: str, count: int, error: str = "") -> None:
         super().__init__()
@@ -181,6 +182,9 @@ class LibraryWorkers:
     def _init_workers(self) -> None:
         self._mark_queue: deque[MarkOp] = deque()
         self._mark_lock = threading.Lock()
+        # exports asked for (query, status filter) that no worker has begun yet
+        self._exports_asked: deque[tuple[str, str]] = deque()
+        self._export_lock = threading.Lock()
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="open")
     def open_library(self) -> None:
@@ -298,17 +302,46 @@ class LibraryWorkers:
             paper = None
         self.post_message(PaperLoaded(paper_id, paper))
 
-    @work(thread=True, exclusive=True, exit_on_error=False, group="export")
-    def export_papers(self, query: str, status: str) -> None:
-        """Write the papers of ``query`` and the status filter to a Markdown file in the data
+    def ask_export(self, query: str, status: str) -> None:
+        """Export the papers of ``query`` and the status filter (:meth:`export_papers`)."""
+        with self._export_lock:
+            self._exports_asked.append((query, status))
+        self.export_papers()
+
+    @work(thread=True, exit_on_error=False, group="export")
+    def export_papers(self) -> None:
+        """Write the papers of the oldest export asked for to a Markdown file in the data
         folder (:meth:`db.Library.export_to_data_dir`) and post :class:`Exported`."""
         assert self.lib is not None
+        with self._export_lock:
+            if not self._exports_asked:
+                return  # written by flush_exports as the app closed
+            query, status = self._exports_asked.popleft()
         try:
-            path, count = self.lib.export_to_data_dir(query, _filter(status))
+            path, count = self._export(query, status)
         except (LibraryError, sqlite3.Error, OSError) as exc:
             self.post_message(Exported("", 0, str(exc)))
             return
         self.post_message(Exported(str(path), count))
+
+    def _export(self, query: str, status: str) -> tuple[str, int]:
+        """Export to the data folder; a file of no papers is removed (path "")."""
+        assert self.lib is not None
+        path, count = self.lib.export_to_data_dir(query, _filter(status))
+        if count == 0:
+            path.unlink(missing_ok=True)
+            return "", 0
+        return str(path), count
+
+    def flush_exports(self) -> None:
+        """Write, in this thread, the exports asked for that no worker has begun: the app calls
+        it as it closes (``e q`` typed together: the quit cancelled the export's worker before
+        it started, and no file was written)."""
+        with self._export_lock:
+            asked, self._exports_asked = list(self._exports_asked), deque()
+        for query, status in asked:
+            with contextlib.suppress(LibraryError, sqlite3.Error, OSError):
+                self._export(query, status)
 
     def queue_mark(self, op: MarkOp) -> None:
         """Queue a marking step and start a worker that writes the queue (in order)."""

@@ -226,6 +226,16 @@ class ResultsTable(DataTable, inherit_bindings=False):
         if start != self.window_offset:
             self._want(start, FOLLOW_CURSOR)
 
+    def fit_page(self) -> None:
+        """The page grew (a taller terminal): ask for a window of the new size around the
+        cursor when the one shown is smaller and more hits are waiting (else the table ended
+        above the bottom of the screen, ``G`` then a taller window: blank rows below)."""
+        if (self._wanted is not None or not self.row_count
+                or self.row_count >= min(self.page_size, self.total)):
+            return
+        centred = self.window_offset + self.cursor_row - self.page_size // 2
+        self._want(max(0, min(centred, self.total - self.page_size)), FOLLOW_CURSOR)
+
     def _want(self, offset: int, focus: str | int) -> None:
         self._wanted, self._wanted_focus = offset, focus
         self.post_message(self.PageWanted(offset, focus))
