@@ -24,16 +24,21 @@ from tests.tui_support import (
 FORMATS = Path(__file__).resolve().parent / "data" / "formats"
 
 
+async def _parm_to_read_alone(pilot) -> None:
+    """Search "preference", mark its first hit (PARM) to-read, show to-read papers only."""
+    await pilot.press("slash")
+    await type_text(pilot, "preference")
+    await settle(pilot)
+    await pilot.press("enter", "t", "3")
+    await settle(pilot)
+
+
 async def test_e_exports_the_query_and_filter_and_says_where(tmp_path: Path) -> None:
     app, _seeds, data = shipped_app(tmp_path)
     notes = record_notifications(app)
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
-        await pilot.press("slash")
-        await type_text(pilot, "preference")
-        await settle(pilot)
-        await pilot.press("enter", "t", "3")  # PARM to-read, then only to-read papers
-        await settle(pilot)
+        await _parm_to_read_alone(pilot)
         await pilot.press("e")
         await wait_for(pilot, lambda: any(n.startswith("exported") for n in notes), "export")
     written = sorted((data / "exports").glob("papertray-*.md"))
@@ -85,11 +90,7 @@ async def test_e_then_q_in_one_burst_still_writes_the_export(tmp_path: Path) -> 
     app, _seeds, data = shipped_app(tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
-        await pilot.press("slash")
-        await type_text(pilot, "preference")
-        await settle(pilot)
-        await pilot.press("enter", "t", "3")  # PARM to-read, then only to-read papers
-        await settle(pilot)
+        await _parm_to_read_alone(pilot)
         app.post_message(events.Key("e", "e"))
         app.post_message(events.Key("q", "q"))
         await wait_for(pilot, lambda: not app.is_running, "the app to exit")

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from db import Library
+from db.models import SyncReport
 from tests.tui_support import app_on, settle, shipped_copy, wait_for
+from tui.app import PapertrayApp
 
 
 async def test_marks_made_elsewhere_appear_and_undo_is_shared(tmp_path: Path) -> None:
@@ -28,6 +31,19 @@ async def test_marks_made_elsewhere_appear_and_undo_is_shared(tmp_path: Path) ->
             assert other.get(first).status == "new"
 
 
+def _synced_elsewhere(app: PapertrayApp, seeds: Path, data: Path,
+                      change: Callable[[], object]) -> SyncReport:
+    """Make the seed ``change`` and sync it as another papertray would, while this window's
+    own poll waits (it would sync first otherwise); returns the sync's report."""
+    app._syncing = True
+    try:
+        change()
+        with Library([seeds], data) as other:
+            return other.sync()
+    finally:
+        app._syncing = False
+
+
 async def test_a_sync_made_elsewhere_shows_up(tmp_path: Path) -> None:
     """Another papertray (the command line, another window) synced a seed change first: this
     window shows the new library within a few seconds. It stayed on the old counts and rows
@@ -37,22 +53,11 @@ async def test_a_sync_made_elsewhere_shows_up(tmp_path: Path) -> None:
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         assert app.header.counts["all"] == 35
-        app._syncing = True  # (this window's own poll waits: the other process syncs first)
-        try:
-            gone = next(f for f in sorted(seeds.iterdir()) if f.name.startswith("000"))
-            gone.rename(tmp_path / gone.name)
-            with Library([seeds], data) as other:
-                assert other.sync().removed == 16
-        finally:
-            app._syncing = False
+        gone = next(f for f in sorted(seeds.iterdir()) if f.name.startswith("000"))
+        away = tmp_path / gone.name
+        assert _synced_elsewhere(app, seeds, data, lambda: gone.rename(away)).removed == 16
         await wait_for(pilot, lambda: app.header.counts.get("all") == 19, "the new counts")
         await wait_for(pilot, lambda: app.table.row_count == 19, "the rows")
-        (tmp_path / gone.name).rename(gone)
-        app._syncing = True
-        try:
-            with Library([seeds], data) as other:
-                assert other.sync().added == 16
-        finally:
-            app._syncing = False
+        assert _synced_elsewhere(app, seeds, data, lambda: away.rename(gone)).added == 16
         await wait_for(pilot, lambda: app.header.counts.get("all") == 35, "the counts again")
         await wait_for(pilot, lambda: app.table.row_count == 35, "the rows again")
