@@ -647,3 +647,33 @@ def test_the_effective_query_of_an_excluded_compound_reads_back_the_same(compoun
     assert found.effective_query == again.effective_query == effective
     assert ids(all_hits(compound_library, query)) == ids(all_hits(compound_library, effective))
     assert again.total == found.total > 0
+
+
+def test_a_filter_value_in_quotes_is_one_value(shipped_library):
+    """The collection is "ICML 2025": ``in:"ICML 2025"`` names it whole, as a phrase does."""
+    everyone = set(ids(all_hits(shipped_library)))
+    graph = set(ids(all_hits(shipped_library, "graph")))
+    quoted = shipped_library.search('in:"ICML 2025"', limit=100)
+    assert (set(ids(quoted.hits)), quoted.notice) == (everyone, "")
+    assert quoted.effective_query == 'in:"ICML 2025"'
+    assert shipped_library.search(quoted.effective_query).total == 35
+    assert set(ids(all_hits(shipped_library, 'graph in:"ICML 2025"'))) == graph
+    assert shipped_library.search('graph -in:"ICML 2025"').total == 0
+    assert shipped_library.search('in:"NeurIPS 2025"').total == 0
+    assert shipped_library.search('-in:"ICML 2024"').total == 35
+    assert shipped_library.search('is:"new"').total == 35
+    assert shipped_library.search('has:"code"').total == 9
+
+
+@pytest.mark.parametrize(("query", "notice"), [
+    ("in:", "in: names no collection; ignored (like in:icml)"),
+    ('in:""', "in: names no collection; ignored (like in:icml)"),
+    ("-in:", "in: names no collection; ignored (like in:icml)"),
+    ("au:", "au: names no author; ignored (like au:vedaldi)"),
+    ('au:""', "au: names no author; ignored (like au:vedaldi)"),
+    ("-au:", "au: names no author; ignored (like au:vedaldi)"),
+    ("au:%", "au:% names no author; ignored (like au:vedaldi)")])
+def test_a_filter_with_nothing_to_match_is_ignored_and_said(shipped_library, query, notice):
+    result = shipped_library.search(f"graph {query}", limit=100)
+    assert set(ids(result.hits)) == set(ids(all_hits(shipped_library, "graph")))
+    assert result.notice == notice
