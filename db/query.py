@@ -183,6 +183,7 @@ def parse(text: str, typing: bool = False) -> Query:
     text = unicodedata.normalize("NFKC", clean(text or ""))[:MAX_QUERY_CHARS]
     pending_or = False
     group_counter = 0
+    last_term_piece = -1  # the piece the last term came from: only it can be a word being typed
     pieces = list(_PIECE_RE.finditer(text))
     for i, m in enumerate(pieces):
         if len(q.terms) >= MAX_TERMS:
@@ -226,9 +227,11 @@ def parse(text: str, typing: bool = False) -> Query:
             q.terms.append(Term(("or",)))
         pending_or = False
         q.terms.append(term)
+        last_term_piece = i
     if pending_or and len(q.terms) < MAX_TERMS:  # "graph OR": nothing after it to join
         q.terms.append(Term(("or",)))
-    if typing and text and not text[-1].isspace() and q.terms:
+    if (typing and text and not text[-1].isspace() and q.terms
+            and last_term_piece == len(pieces) - 1):
         last = q.terms[-1]
         last_piece = text.split()[-1]
         if (not last.negated and not last_piece.endswith('"') and last_piece[-1:].isalnum()

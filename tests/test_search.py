@@ -677,3 +677,12 @@ def test_a_filter_with_nothing_to_match_is_ignored_and_said(shipped_library, que
     result = shipped_library.search(f"graph {query}", limit=100)
     assert set(ids(result.hits)) == set(ids(all_hits(shipped_library, "graph")))
     assert result.notice == notice
+
+
+@pytest.mark.parametrize("after", ["is:new", "-is:read", "has:code", "in:icml", "au:x", "tag:x"])
+def test_a_filter_typed_after_a_word_leaves_the_word_whole(shipped_library, after):
+    """The word being typed is the filter, not the word before it: "graph" is no prefix."""
+    result = shipped_library.search(f"graph {after}", typing=True)
+    assert result.effective_query == f"graph {after}"
+    assert result.terms == ("graph",)
+    assert shipped_library.search("graph", typing=True).effective_query == "graph*"
