@@ -116,10 +116,13 @@ class Query:
                 groups[term.or_group].append(term)
             else:
                 parts.append(term.fts())
-        rendered = [
-            "(" + " OR ".join(t.fts() for t in groups[int(p[1:])]) + ")" if p.startswith("@") else p
+        # a word typed twice finds what it finds once, and each copy costs a bm25 pass over its
+        # matches (87,000 abstracts: "the" 32 times took 2.4 s, once 0.1 s)
+        rendered = list(dict.fromkeys(
+            "(" + " OR ".join(dict.fromkeys(t.fts() for t in groups[int(p[1:])])) + ")"
+            if p.startswith("@") else p
             for p in parts
-        ]
+        ))
         if not rendered:
             return None
         return (" AND " if mode == "all" else " OR ").join(rendered)
@@ -127,7 +130,7 @@ class Query:
     def exclusion_expression(self) -> str | None:
         """FTS5 MATCH text matching any excluded term (papers to drop), or None."""
         neg = self.negative
-        return " OR ".join(t.fts() for t in neg) if neg else None
+        return " OR ".join(dict.fromkeys(t.fts() for t in neg)) if neg else None
 
     def describe(self) -> str:
         """The query as it will run, in the query language (for ``effective_query``)."""
