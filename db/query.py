@@ -88,6 +88,8 @@ class Query:
     terms: list[Term] = field(default_factory=list)
     status: str | None = None
     not_status: list[str] = field(default_factory=list)  # -is:read
+    #: "is:read is:new": every status named applies, as every filter does, so none is found
+    more_status: list[str] = field(default_factory=list)
     has_code: bool | None = None  # True: has:code; False: -has:code
     within: list[str] = field(default_factory=list)
     not_within: list[str] = field(default_factory=list)  # -in:TEXT
@@ -147,6 +149,7 @@ class Query:
                 words.append(term.text())
         if self.status:
             words.append(f"is:{self.status}")
+        words += [f"is:{s}" for s in self.more_status]
         words += [f"-is:{s}" for s in self.not_status]
         if self.has_code is not None:
             words.append("has:code" if self.has_code else "-has:code")
@@ -156,6 +159,16 @@ class Query:
         words += [f"-tag:{w}" for w in self.not_tags]
         words += [("-au:" if t.negated else "au:") + "_".join(t.tokens) for t in self.authors]
         return " ".join(words)
+
+    def require_status(self, status: str) -> None:
+        """Apply ``is:STATUS`` (or ``--status``); a second, different one finds nothing, and
+        the notices say why rather than one of them being dropped."""
+        if not self.status:
+            self.status = status
+        elif status != self.status and status not in self.more_status:
+            self.more_status.append(status)
+            self.notices.append(f"a paper has one status: is:{self.status} and is:{status} "
+                                "find nothing")
 
     def author_expression(self, term: Term) -> str:
         """FTS5 MATCH text for an ``au:`` filter: the name's words in the authors column."""
@@ -272,7 +285,7 @@ def _filter(q: Query, word: str, negated: bool = False) -> bool:
         elif negated:
             q.not_status.append(status)
         else:
-            q.status = status
+            q.require_status(status)
     elif key == "au":
         toks = tokens(value)
         if toks:

@@ -38,9 +38,9 @@ def run(conn: sqlite3.Connection, text: str, status: str | None, limit: int, off
         vocabulary: callable, typing: bool = False) -> SearchResult:
     """Search; see :meth:`db.Library.search`. ``vocabulary()`` returns a :class:`Vocabulary`."""
     q = parse(text, typing=typing)
-    notices = list(q.notices)
     if status and status != "all":
-        q.status = status if not q.status or q.status == status else q.status
+        q.require_status(status)
+    notices = list(q.notices)
     rewrite.plurals(conn, q)
     corrections = rewrite.correct(conn, q, vocabulary)
     if corrections:
@@ -119,9 +119,9 @@ def _ranked(conn: sqlite3.Connection, q: Query, expression: str | None, limit: i
 def _where(q: Query) -> tuple[list[str], list]:
     clauses: list[str] = []
     params: list = []
-    if q.status:
+    for status in filter(None, (q.status, *q.more_status)):
         clauses.append("coalesce(k.status, 'new') = ?")
-        params.append(q.status)
+        params.append(status)
     for status in q.not_status:
         clauses.append("coalesce(k.status, 'new') != ?")
         params.append(status)

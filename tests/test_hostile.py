@@ -74,8 +74,9 @@ def test_queries_starting_with_a_dash_are_queries(papertray):
 
 def test_or_between_filters_is_explained(papertray):
     out = papertray("search", "is:to-read OR is:read", "--json").json()
-    assert out["effective_query"] == "is:read"
-    assert out["notice"] == "OR joins words, not filters: the filters all apply"
+    assert (out["effective_query"], out["total"]) == ("is:to-read is:read", 0)
+    assert out["notice"] == ("OR joins words, not filters: the filters all apply; "
+                             "a paper has one status: is:to-read and is:read find nothing")
 
 
 def test_an_enormous_offset_is_an_empty_page(papertray):

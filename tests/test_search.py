@@ -699,3 +699,19 @@ def test_a_word_typed_again_runs_once(shipped_library):
     once = shipped_library.search("multi-task -reinforcement", limit=100)
     assert ids(again.hits) == ids(once.hits) and again.total == 5
     assert [h.score for h in again.hits] == [h.score for h in once.hits]
+
+
+def test_two_statuses_both_apply_and_find_nothing(library):
+    """A filter never brings papers in: "is:read is:new" showed every new paper, and
+    "is:read" with the status filter "new" (``--status new``, the browser's filter) the read."""
+    first = ids(all_hits(library))[0]
+    library.set_status([first], "read")
+    assert ids(all_hits(library, "is:read")) == [first]
+    notice = "a paper has one status: is:read and is:new find nothing"
+    for result in (library.search("is:read is:new"), library.search("is:read", status="new")):
+        assert (result.total, result.hits, result.notice) == (0, [], notice)
+    assert library.search("is:read is:new").effective_query == "is:read is:new"
+    assert ids(all_hits(library, "is:read is:read")) == [first]
+    assert ids(all_hits(library, "is:read", status="read")) == [first]
+    assert library.search("is:read", status="all").total == 1
+    assert library.search("", status="read").notice == ""
