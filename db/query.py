@@ -219,6 +219,10 @@ def parse(text: str, typing: bool = False) -> Query:
                 continue
             if _filter(q, word):
                 continue
+            if re.match(r"-?like:\S", word, re.I):  # like:ID is a whole query, not a filter
+                if not any(n.startswith("like:") for n in q.notices):
+                    q.notices.append("like: is a query on its own (like:ID); ignored here")
+                continue
             if word.startswith("-") and _filter(q, word[1:], negated=True):
                 continue
             negated = word.startswith("-") and len(word) > 1

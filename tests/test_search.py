@@ -715,3 +715,17 @@ def test_two_statuses_both_apply_and_find_nothing(library):
     assert ids(all_hits(library, "is:read", status="read")) == [first]
     assert library.search("is:read", status="all").total == 1
     assert library.search("", status="read").notice == ""
+
+
+def test_like_inside_a_longer_query_is_ignored_and_said(shipped_library):
+    """like:ID is a whole query; among words it was the words "like" and the id, which no paper
+    has, so partial matches came in that the words alone never show."""
+    parm = shipped_library.search("PARM").hits[0].id
+    assert shipped_library.search(f"like:{parm[:8]}").total > 0
+    for query in (f"graph like:{parm[:8]}", "like:to-read graph", f"graph -like:{parm}"):
+        result = shipped_library.search(query, limit=100)
+        assert ids(result.hits) == ids(all_hits(shipped_library, "graph")), query
+        assert result.notice.startswith("like: is a query on its own (like:ID); ignored")
+        assert result.effective_query == "graph"
+    assert shipped_library.search("methods like: attention").effective_query == \
+        "methods like attention"
