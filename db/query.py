@@ -264,7 +264,7 @@ def _is_filter(piece: re.Match[str] | None) -> bool:
     word = piece.group(4) if piece else None
     if not word:
         return False
-    key, sep, _ = word.partition(":")
+    key, sep, _ = word.removeprefix("-").partition(":")  # -is:read excludes: a filter too
     return bool(sep) and key.lower() in FILTER_KEYS
 
 

@@ -729,3 +729,14 @@ def test_like_inside_a_longer_query_is_ignored_and_said(shipped_library):
         assert result.effective_query == "graph"
     assert shipped_library.search("methods like: attention").effective_query == \
         "methods like attention"
+
+
+def test_or_after_an_excluding_filter_is_explained_as_after_a_filter(shipped_library):
+    """"is:read OR x" said the OR joins no filter; "-is:read OR x" required the word "or"."""
+    for query, effective in (("is:read OR graph", "graph is:read"),
+                             ("-is:read OR graph", "graph -is:read"),
+                             ("-has:code OR graph", "graph -has:code")):
+        result = shipped_library.search(query)
+        assert result.effective_query == effective
+        assert result.notice == "OR joins words, not filters: the filters all apply"
+    assert shipped_library.search("-is:read OR graph").total == 2
