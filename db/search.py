@@ -48,7 +48,7 @@ def run(conn: sqlite3.Connection, text: str, status: str | None, limit: int, off
     rewrite.complete(conn, q)
     rewrite.alternatives(conn, q)
     expression = q.match_expression("all")
-    words = sum(len(t.tokens) for t in q.positive)
+    words = len({t.fts() for t in q.positive})  # as typed: "multi-task" is one, a repeat none
     # Relax only when the words themselves find too little, not when an exclusion or a filter
     # removed their hits: else "-word" or "is:read" would bring in papers the words alone never
     # showed (a query with "-word" must never have a hit that the same query without it lacks).

@@ -740,3 +740,14 @@ def test_or_after_an_excluding_filter_is_explained_as_after_a_filter(shipped_lib
         assert result.effective_query == effective
         assert result.notice == "OR joins words, not filters: the filters all apply"
     assert shipped_library.search("-is:read OR graph").total == 2
+
+
+def test_the_partial_match_notice_counts_the_words_typed(shipped_library):
+    """It said "only the first 32 words are used; no paper has all 80 words": each part of a
+    hyphenated word and each repeat counted as one more word."""
+    query = " ".join(f"state-of-the-art zzqy{i}" for i in range(20))
+    assert shipped_library.search(query).notice == (
+        "only the first 32 words are used; no paper has all 17 words; "
+        "showing best partial matches")
+    assert shipped_library.search("diplomacy multi-agent tensor").notice == \
+        "no paper has all 3 words; showing best partial matches"
