@@ -102,7 +102,9 @@ def method_name(text: str, is_word: Callable[[str], bool]) -> str | None:
     ordinary English.
     """
     # (composed first: a name's accent written as a combining mark would end the name there)
-    plain = one_line(_strip_markup(unicodedata.normalize("NFC", text)))
+    if not text.isascii():  # (ASCII is composed already: one C scan instead of a normalize)
+        text = unicodedata.normalize("NFC", text)
+    plain = one_line(_strip_markup(text))
     # one scan of the whole text for introducing verbs, instead of one more per sentence: no
     # match can span two sentences (a verb ends in a letter, a sentence in ".", "!" or "?"),
     # so the matches inside a sentence are the sentence's own (tests/test_seeds.py compares)

@@ -54,8 +54,13 @@ def _matcher(terms: Sequence[str]):
     stems = {stem(t) for t in terms if t and not t.endswith("*")}
     prefixes = tuple(t[:-1] for t in terms if t.endswith("*") and len(t) > 1)
     stemmed = tuple({stem(p) for p in prefixes})
-    return lambda tok: stem(tok) in stems or (bool(prefixes) and (
-        tok.startswith(prefixes) or stem(tok).startswith(stemmed)))
+
+    def matches(tok: str) -> bool:
+        found = stem(tok)
+        return found in stems or (bool(prefixes) and (
+            tok.startswith(prefixes) or found.startswith(stemmed)))
+
+    return matches
 
 
 def match_spans(text: str, terms: Sequence[str]) -> list[tuple[int, int]]:

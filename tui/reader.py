@@ -99,9 +99,10 @@ class ReaderTools:
             return
 
         def save(text: str | None) -> None:
-            if text is not None and one_line(text).strip() != paper.note:
+            line = one_line(text).strip() if text is not None else None
+            if line is not None and line != paper.note:
                 self._queue(MarkOp("note", (paper.id,), text))
-                length = len(one_line(text).strip())
+                length = len(line)
                 if length > MAX_NOTE_CHARS:  # cut where it is stored: said, not silent
                     self.notify(f"note cut to its first {MAX_NOTE_CHARS} characters: the last "
                                 f"{length - MAX_NOTE_CHARS} of {length} were not saved",
