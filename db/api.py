@@ -20,9 +20,10 @@ from db import marks as marks_db
 from db import notes as notes_db
 from db import sync as sync_db
 from db.backup import maybe_backup
+from db.dbfiles import quick_check
 from db.models import STATUSES, LibraryError, MarkChange, Paper, SearchResult, SyncReport
 from db.paths import DataPaths
-from db.schema import _move_aside, check_file, connect, write_transaction
+from db.schema import _move_aside, connect, write_transaction
 from db.seeds import discover, shipped_seeds
 
 if TYPE_CHECKING:  # imported by the commands that need them (a warm `stats` needs neither)
@@ -63,6 +64,15 @@ class _Lease:
 
     def __init__(self, index: sqlite3.Connection, marks: sqlite3.Connection, generation: int):
         self.index, self.marks, self.generation = index, marks, generation
+
+
+def _identity(path: Path) -> tuple[int, int] | None:
+    """The file at ``path`` as ``(device, inode)``, or None when there is none."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
 
 
 def _give_back(library_ref: weakref.ReferenceType, pair: tuple, generation: int) -> None:
@@ -106,10 +116,12 @@ class Library:
     database files (default: platformdirs, see :class:`db.paths.DataPaths`). Opening does not
     sync; call :meth:`sync` (the CLI does at every command, the browser in the background).
     Raises :class:`LibraryError` when the data folder or the marks file cannot be used.
+    ``check_marks`` checks the marks file first and rebuilds it if it is damaged (the browser
+    and ``papertray stats`` do; said in :attr:`notices`).
     """
 
     def __init__(self, seeds: Sequence[str | os.PathLike[str]] | None = None,
-                 data_dir: str | os.PathLike[str] | None = None):
+                 data_dir: str | os.PathLike[str] | None = None, check_marks: bool = False):
         self.seed_paths = [Path(p) for p in seeds] if seeds else default_seed_paths()
         self.paths = DataPaths.resolve(data_dir)
         self._local = threading.local()
@@ -118,10 +130,30 @@ class Library:
         self._generation = 0  # bumped by close(): older leases are closed, not pooled
         self._vocabulary: Vocabulary | None = None
         self.notices: list[str] = []
+        #: what is wrong with the marks file when ``check_marks`` found it damaged and could
+        #: not rebuild it (another papertray has it open), else None
+        self.marks_damage: str | None = None
+        if check_marks:
+            self._check_marks()
         self._moved_index = False  # set when this library moved a damaged index aside
+        self._index_file: tuple[int, int] | None = None  # the index file connected to
         lease = self._lease()  # open now, so that a bad data dir fails here and not in a worker
         #: the backup made on opening (at most every few hours), or None
         self.opening_backup = maybe_backup(lease.marks, self.paths.marks)
+
+    def _check_marks(self) -> None:
+        """Check the marks file (:func:`db.repair.check`); a damaged one is rebuilt
+        (:func:`db.repair.repair`) before anything opens it."""
+        from db import repair
+
+        damage = repair.check(self.paths.marks)
+        if damage == "ok":
+            return
+        try:
+            self.notices.append(repair.repair(self.paths.marks, damage, force=False).notice())
+        except LibraryError as exc:
+            self.marks_damage = str(exc)
+            self.notices.append(self.marks_damage)
 
     # -- connections ---------------------------------------------------------------------
     def _open(self) -> _Lease:
@@ -135,6 +167,7 @@ class Library:
         if pair is None:
             index, marks, notices = connect(self.paths, quiet_missing=self._moved_index)
             self._moved_index = False
+            self._index_file = _identity(self.paths.index)
             pair = (index, marks)
             with self._lock:
                 self.notices += notices
@@ -185,7 +218,13 @@ class Library:
 
     # -- sync ----------------------------------------------------------------------------
     def needs_sync(self) -> bool:
-        """True when a seed file was added, removed or changed since the last sync (stat only)."""
+        """True when a seed file was added, removed or changed since the last sync (stat only).
+
+        Also notices an index file that another papertray replaced (it set a damaged one aside
+        and built a new one, or the cache was deleted): the connections move to the new file.
+        """
+        if _identity(self.paths.index) != self._index_file:
+            self.close()
         return sync_db.index_is_stale(self._index(), self.seed_paths)
 
     def sync(self, force: bool = False, progress: sync_db.Progress | None = None) -> SyncReport:
@@ -211,21 +250,27 @@ class Library:
         elif report.did_change:
             self._vocabulary = None
         report.orphans = len(self.orphans())
-        with self._lock:
-            report.notices = self.notices + report.notices
-            self.notices = []
+        report.notices = self.take_notices() + report.notices
         return report
+
+    def take_notices(self) -> list[str]:
+        """What the library did on its own since the last call (rebuilt a damaged index or
+        marks file...), one line each; the list is emptied."""
+        with self._lock:
+            taken, self.notices = self.notices, []
+        return taken
 
     def _index_damaged(self, exc: sqlite3.DatabaseError) -> bool:
         """Whether ``exc`` comes from a damaged index file (checked with quick_check)."""
         text = str(exc).lower()
         if isinstance(exc, sqlite3.OperationalError) and ("locked" in text or "busy" in text):
             return False
-        if check_file(self.paths.marks) != "ok":
+        if quick_check(self.paths.marks) != "ok":
             raise LibraryError(f"the marks file {self.paths.marks} is damaged ({exc}); papertray "
-                               "will not overwrite it. Run `papertray marks restore` to put back "
-                               "the latest backup.") from None
-        return check_file(self.paths.index) != "ok"
+                               "will not overwrite it. Run `papertray marks repair` to rebuild it "
+                               "from what can be read, the latest backup and the history."
+                               ) from None
+        return quick_check(self.paths.index) != "ok"
 
     def _rebuild_after(self, exc: Exception) -> None:
         self.close()
@@ -490,7 +535,9 @@ class Library:
             "status": {s: counts[s] for s in STATUSES},
             "orphan_marks": len(self.orphans()),
             "orphan_annotations": len(self.orphan_annotations()),
-            "problems": [{"file": f, "reason": r} for f, r in discover(self.seed_paths).problems]
+            "problems": ([{"file": str(self.paths.marks), "reason": self.marks_damage}]
+                         if self.marks_damage else [])
+            + [{"file": f, "reason": r} for f, r in discover(self.seed_paths).problems]
             + [{"file": f, "reason": r} for f, r in conn.execute(
                 "SELECT display, reason FROM files WHERE status != 'loaded' ORDER BY display")],
         }

@@ -1,4 +1,5 @@
-"""Where papertray keeps its two files, and how they are created (owner-only permissions)."""
+"""Where papertray keeps its two files (folders with owner-only permissions), and how files
+the reader asks for are written."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
+
+from db.dbfiles import refuse_database
 
 INDEX_FILE = "index.sqlite"
 MARKS_FILE = "marks.sqlite"
@@ -42,20 +45,15 @@ class DataPaths:
             folder.mkdir(mode=0o700, parents=True, exist_ok=True)
 
 
-def private_file(path: Path) -> None:
-    """Create ``path`` empty with mode 0600 if it does not exist (SQLite then keeps the mode)."""
-    if not path.exists():
-        fd = os.open(path, os.O_CREAT | os.O_WRONLY, 0o600)
-        os.close(fd)
-
-
 @contextmanager
 def writing(path: Path) -> Iterator[TextIO]:
     """A text file to write ``path`` with: a regular file is written to ``path.partial`` and
     renamed over it at the end, so a failed write never leaves half a file; a pipe, a terminal
     or a device (``/dev/stdout``, ``>(gzip > x.gz)``) is written directly — renaming over it
     would put a regular file where the device was. A symlink's target is replaced, not the link.
-    Raises OSError."""
+    Raises OSError, and :class:`~db.models.LibraryError` for a database file of this process
+    (:func:`db.dbfiles.refuse_database`)."""
+    refuse_database(path, "a file to write")
     try:
         special = not stat.S_ISREG(path.stat().st_mode)
     except FileNotFoundError:

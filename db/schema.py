@@ -13,8 +13,9 @@ import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
+from db.dbfiles import BUSY_TIMEOUT_S, looks_like_sqlite, make_private, quick_check, register
 from db.models import LibraryError
-from db.paths import DataPaths, private_file
+from db.paths import DataPaths
 
 #: Bump when the index's tables change; an index of another version is rebuilt from the seeds.
 INDEX_VERSION = 11  # 4: papers.body, the FTS column that splits CJK text (db.text.split_cjk)
@@ -28,7 +29,7 @@ INDEX_VERSION = 11  # 4: papers.body, the FTS column that splits CJK text (db.te
 #                   10: the table multi_sources (a hit's sources are read for those alone)
 #                   11: white-space controls (form feed, vertical tab, NEL...) cut words
 #                       (db.text.clean): an older index has the words on either side joined
-BUSY_TIMEOUT_MS = 10_000
+BUSY_TIMEOUT_MS = int(BUSY_TIMEOUT_S * 1000)
 #: Bytes per page of the index. An abstract row is ~1.3 kB: 4 kB pages left a fifth of each
 #: ``papers`` page empty (10,000 abstracts: 3.1 of 16.5 MiB, dbstat), 16 kB pages a twentieth.
 INDEX_PAGE_SIZE = 16384
@@ -179,6 +180,8 @@ def connect(paths: DataPaths, quiet_missing: bool = False
         paths.make_dirs()
     except OSError as exc:
         raise LibraryError(f"cannot create the data folder: {exc}") from None
+    register(paths.index)
+    register(paths.marks)
     had_marks = paths.marks.exists() and paths.marks.stat().st_size > 0
     marks = open_marks(paths.marks)
     if paths.index.exists() and paths.index.stat().st_size == 0:
@@ -186,7 +189,7 @@ def connect(paths: DataPaths, quiet_missing: bool = False
     elif not paths.index.exists() and had_marks and not quiet_missing:
         notices.append("the index was missing (deleted?); rebuilding it from the seed files")
     try:
-        if not _looks_like_sqlite(paths.index):
+        if not looks_like_sqlite(paths.index):
             raise sqlite3.DatabaseError("file is not a database")
         index = _open_index(paths.index)
     except _OtherFormat as exc:  # a cache of another version: nothing in it to keep
@@ -264,8 +267,8 @@ class _OtherFormat(sqlite3.DatabaseError):
 
 
 def _open_index(path: Path) -> sqlite3.Connection:
-    private_file(path)
     conn = _connect(path)
+    make_private(path)
     try:
         version, has_tables = _format(conn)
         if has_tables and version != INDEX_VERSION:
@@ -345,19 +348,19 @@ def open_marks(path: Path) -> sqlite3.Connection:
             and not (wal.exists() and wal.stat().st_size) and backups(path)):
         raise LibraryError(f"the marks file {path} is empty but backups of it exist; papertray "
                            "will not start it afresh. " + _restore_hint(path))
-    if not _looks_like_sqlite(path):  # SQLite would take a file shorter than a page as empty
+    if not looks_like_sqlite(path):
         raise LibraryError(f"the marks file {path} cannot be read (file is not a database); "
                            "papertray will not overwrite it. " + _restore_hint(path))
-    private_file(path)
     try:
         conn = _connect(path)
+        make_private(path)
         _configure(conn)
         conn.executescript(f"BEGIN IMMEDIATE;{MARKS_DDL}COMMIT;")
         conn.execute("SELECT count(*) FROM marks").fetchone()
     except sqlite3.DatabaseError as exc:
         with contextlib.suppress(NameError, sqlite3.Error):
             conn.close()
-        if check_file(path) == "ok":  # the file is fine: it is the folder or a lock that is not
+        if quick_check(path) == "ok":  # the file is fine: it is the folder or a lock that is not
             raise LibraryError(f"cannot use the marks file {path} ({exc}); it is not damaged: "
                                "check that its disk is not full and that its folder and files "
                                "can be written") from None
@@ -368,55 +371,16 @@ def open_marks(path: Path) -> sqlite3.Connection:
     return conn
 
 
-_SQLITE_HEADER = b"SQLite format 3\x00"
-
-
-def _looks_like_sqlite(path: Path) -> bool:
-    """True for a missing or empty file, or one that starts with SQLite's header."""
-    try:
-        with path.open("rb") as fh:
-            head = fh.read(len(_SQLITE_HEADER))
-    except FileNotFoundError:
-        return True
-    except IsADirectoryError:
-        return False
-    return head in (b"", _SQLITE_HEADER)
-
-
-def check_file(path: Path) -> str:
-    """``PRAGMA quick_check`` of one database file: "ok", or the first problem it reports.
-
-    A file in WAL mode needs its ``-shm`` file even to be read; when that cannot be made (a full
-    disk, a file size limit: SQLite says "disk I/O error") the file itself is checked alone
-    (``immutable``), so that a full disk is not taken for a damaged file.
-    """
-    result = _quick_check(f"file:{path}?mode=ro")
-    if result != "ok" and result.startswith(("disk I/O error", "unable to open")):
-        alone = _quick_check(f"file:{path}?immutable=1")
-        if alone == "ok":
-            return alone
-    return result
-
-
-def _quick_check(uri: str) -> str:
-    try:
-        conn = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_MS / 1000)
-        try:
-            return str(conn.execute("PRAGMA quick_check(1)").fetchone()[0])
-        finally:
-            conn.close()
-    except sqlite3.Error as exc:
-        return str(exc)
-
-
 def _restore_hint(path: Path) -> str:
     from db.backup import backups
 
     found = backups(path)
     if found:
-        return (f"Run `papertray marks restore` to put back the latest backup ({found[0].name}), "
-                "or move the file away to start afresh.")
-    return "There is no backup of it; move it away to start afresh."
+        return ("Run `papertray marks repair` to rebuild it from what can be read, the latest "
+                f"backup ({found[0].name}) and the mark history, or `papertray marks restore` "
+                "to put back that backup alone.")
+    return ("There is no backup of it; run `papertray marks repair` to keep what can be read of "
+            "it and set it aside, or move it away to start afresh.")
 
 
 def _move_aside(path: Path) -> Path:

@@ -15,6 +15,7 @@ from dataclasses import dataclass, fields
 from functools import lru_cache
 from pathlib import Path
 
+from db.dbfiles import database_of
 from db.text import DecodeError, clean, decode, paper_id, repair_hyphenation, single_spaced
 
 #: File endings read as seed files. Other files in a seed folder are ignored (a README, say).
@@ -126,6 +127,9 @@ def _add(path: Path, files: dict[str, Path], found: Discovery) -> None:
                                else "cannot be read"))
         return
     if stat.S_ISREG(mode):
+        if database_of(path) is not None:  # (opening it would drop this process's locks)
+            found.problems.append((str(path), "papertray's own database file, not a seed file"))
+            return
         files.setdefault(str(path.absolute()), path.absolute())
     elif not stat.S_ISDIR(mode):
         found.problems.append((str(path), "not a regular file (a pipe, socket or device)"))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sqlite3
 import time
@@ -15,7 +16,7 @@ PARM = "0412d482"  # short id of the PARM paper in the shipped seeds
 
 
 def _marks(data_dir):
-    with sqlite3.connect(data_dir / "marks.sqlite") as conn:
+    with contextlib.closing(sqlite3.connect(data_dir / "marks.sqlite")) as conn:
         return dict(conn.execute("SELECT paper_id, status FROM marks"))
 
 
@@ -104,9 +105,10 @@ def test_restore_refuses_while_a_browser_has_the_marks_file_open(papertray, seed
         assert sorted(p.name for p in data_dir.iterdir() if p.name.startswith("marks")) == [
             "marks.sqlite", "marks.sqlite-shm", "marks.sqlite-wal"]
         browser.set_status([PARM], "read")  # still lands in the marks file
+        parm = browser.resolve(PARM)
     finally:
         browser.close()
-    assert _marks(data_dir) == {browser.resolve(PARM): "read"}
+    assert _marks(data_dir) == {parm: "read"}
     restored = papertray("marks", "restore")
     assert restored.exit_code == 0 and "restored the marks from marks-" in restored.stdout
     assert list(_marks(data_dir).values()) == ["to-read"]

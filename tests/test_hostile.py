@@ -6,6 +6,7 @@ exact behaviour asserted: the message, the exit code, and the marks that must su
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sqlite3
 import subprocess
@@ -107,7 +108,7 @@ def test_output_to_a_closed_pipe_is_success(papertray, seeds_copy, data_dir):
 def test_a_damaged_page_inside_the_index_is_rebuilt(papertray, data_dir):
     assert papertray("mark", PARM, "--read").exit_code == 0
     index = data_dir / "index.sqlite"
-    with sqlite3.connect(index) as conn:
+    with contextlib.closing(sqlite3.connect(index)) as conn:
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         page = conn.execute("PRAGMA page_size").fetchone()[0]
     size = index.stat().st_size

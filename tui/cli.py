@@ -64,9 +64,12 @@ class Context:
     def opened(self) -> bool:
         return self._library is not None
 
-    def open_library(self, sync: bool = True) -> Library:
+    def open_library(self, sync: bool = True, check_marks: bool = False) -> Library:
+        """The library, opened (and synced) at the first call; closed when the command ends.
+        ``check_marks``: check the marks file first and rebuild it if damaged."""
         if self._library is None:
-            self._library = Library(self.seeds, self.data_dir)
+            self._library = Library(self.seeds, self.data_dir, check_marks=check_marks)
+            click.get_current_context().find_root().call_on_close(self._library.close)
             if sync:
                 report = self._library.sync()
                 for notice in report.notices:
@@ -278,7 +281,7 @@ def _print_changes(changes, as_json: bool, summary: str) -> None:
 @pass_context
 def stats(obj: Context, as_json: bool) -> None:
     """Counts of papers, entries, files, collections, statuses and problems."""
-    library = obj.open_library()
+    library = obj.open_library(check_marks=True)
     data = library.stats()
     if as_json:
         _emit_json(data)

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import click
 
-from db import backup
+from db import backup, repair
+from db.dbfiles import refuse_database
 from db.paths import DataPaths, writing
 from db.text import one_line
 
@@ -66,6 +67,18 @@ def register(cli: click.Group, pass_context) -> None:
         moved = f"; the previous file is now {aside.name}" if aside else ""
         click.echo(f"restored the marks from {one_line(chosen.name)}{moved}")
 
+    @marks.command(name="repair")
+    @pass_context
+    def repair_marks(obj) -> None:
+        """Check the marks file; if it is damaged, rebuild it from what can be read, the newest
+        backup and the mark history (the damaged file is kept)."""
+        target = DataPaths.resolve(obj.data_dir).marks
+        damage = repair.check(target)
+        if damage == "ok":
+            click.echo(f"the marks file {one_line(str(target))} is sound (quick_check: ok)")
+            return
+        click.echo(one_line(repair.repair(target, damage).notice()))
+
     @marks.command(name="export")
     @click.argument("target", type=click.Path(dir_okay=False, allow_dash=True, path_type=Path))
     @pass_context
@@ -94,6 +107,8 @@ def register(cli: click.Group, pass_context) -> None:
         mark wins (undoable)."""
         library = obj.open_library()
         try:
+            if str(source) != "-":
+                refuse_database(source, "a marks file to import")
             # /dev/zero or a huge file must not eat the memory: read at most the limit
             with (click.open_file("-", "rb") if str(source) == "-" else source.open("rb")) as fh:
                 data = fh.read(MAX_MARKS_FILE_BYTES + 1)
