@@ -263,9 +263,12 @@ class PapertrayApp(ReaderTools, SearchingApp):
     @on(LibraryOpened)
     def _library_opened(self, message: LibraryOpened) -> None:
         self.lib = message.lib
-        self._index_version = message.index_version
+        self._index_version, self._marks_version = message.index_version, message.marks_version
         self._show_counts(message.counts, message.collections)
-        self._report_problems((p["file"], p["reason"] or "") for p in message.problems)
+        for notice in message.notices:
+            self.notify(one_line(notice), severity="warning", markup=False, timeout=15)
+        self._report_problems((p["file"], p["reason"] or "") for p in message.problems
+                              if p["file"] != str(self.lib.paths.marks))  # (a notice above)
         empty = not message.counts["all"]
         if message.stale or empty:  # an empty index is synced anyway: it says what went wrong
             self._start_sync(building=empty)
@@ -332,9 +335,6 @@ class PapertrayApp(ReaderTools, SearchingApp):
     @on(MarksChanged)
     def _marks_changed(self, message: MarksChanged) -> None:
         """Another window (or the CLI) marked papers on this data folder: show its marks."""
-        if self._marks_version is None:
-            self._marks_version = message.version  # the first look: nothing to catch up on
-            return
         if message.version == self._marks_version or not self.is_settled:
             return  # ours, or the app is busy (keys, marks, a search): the next poll sees it
         self._marks_version = message.version
@@ -443,7 +443,8 @@ class PapertrayApp(ReaderTools, SearchingApp):
                 # an undo that brings a paper back into them puts the cursor on it
                 self._search(focus=focus or self.table.current_id or FOLLOW_CURSOR,
                              offset=self.table.window_offset, fallback=self.table.cursor_row)
-        self._marks_version = message.version  # our own writes are not "another window's"
+        if message.only_ours and self._marks_version == message.version_before:
+            self._marks_version = message.version  # else the poll shows the others' steps
         for error in message.errors:
             self.notify(f"mark not saved: {one_line(error)}", severity="error", markup=False)
         if self._held_keys and not self._holding_keys():

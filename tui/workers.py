@@ -41,11 +41,16 @@ class LibraryOpened(WorkerMessage):
 
     def __init__(self, library: Library, stale: bool, counts: dict[str, int],
                  collections: dict[str, int], problems: list[dict],
-                 index_version: int | None = None) -> None:
+                 index_version: int | None = None, notices: list[str] | None = None,
+                 marks_version: int | None = None) -> None:
         super().__init__()
         self.lib, self.stale, self.counts = library, stale, counts
         self.collections, self.problems = collections, problems
-        self.index_version = index_version
+        self.index_version, self.marks_version = index_version, marks_version
+        """The versions of the index and the marks file read before the counts: a change
+        made after them is seen by the next poll."""
+        self.notices = notices or []
+        """What the library did as it opened (rebuilt a damaged marks file...), one line each."""
 
 
 class SyncProgressed(WorkerMessage):
@@ -138,12 +143,21 @@ class MarksSaved(WorkerMessage):
 
     def __init__(self, done: int, statuses: dict[str, str], undone: list[list[MarkChange]],
                  counts: dict[str, int], errors: list[str], version: int = 0,
-                 annotated: list[MarkChange] | None = None) -> None:
+                 annotated: list[MarkChange] | None = None, version_before: int = 0,
+                 written: int = 0) -> None:
         super().__init__()
         self.done, self.statuses, self.undone = done, statuses, undone
         self.counts, self.errors, self.version = counts, errors, version
         self.annotated = annotated or []
         """Notes and tags changed by these steps (undos included): the rows must be read anew."""
+        self.version_before, self.written = version_before, written
+        """The marks file's version before the writes, and the history steps they wrote: when
+        ``version - version_before == written``, no other process wrote in between."""
+
+    @property
+    def only_ours(self) -> bool:
+        """Whether the marks file changed only by these writes since ``version_before``."""
+        return self.version - self.version_before == self.written
 
 
 class Exported(WorkerMessage):
@@ -189,11 +203,13 @@ class LibraryWorkers:
     @work(thread=True, exclusive=True, exit_on_error=False, group="open")
     def open_library(self) -> None:
         """Open (not sync) the library: fast when the index exists, so the first rows come soon."""
-        library = Library(self.seeds, self.data_dir)
+        library = Library(self.seeds, self.data_dir, check_marks=True)
         stale = library.needs_sync()
+        index_version, marks_version = library.index_version(), library.marks_version()
         problems = [] if stale else library.stats()["problems"]
         self.post_message(LibraryOpened(library, stale, library.counts(), library.collections(),
-                                        problems, library.index_version()))
+                                        problems, index_version, library.take_notices(),
+                                        marks_version))
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="sync")
     def sync_library(self) -> None:
@@ -364,33 +380,43 @@ class LibraryWorkers:
         with self._mark_lock:  # a newer worker waits here, then writes what is left
             done, touched, undone, errors = 0, {}, [], []
             annotated: list[MarkChange] = []
+            before = library.marks_version() if post and self._mark_queue else 0
+            written = 0  # history steps written (one per change)
             while self._mark_queue:
                 op = self._mark_queue.popleft()
                 done += 1
                 touched.update(dict.fromkeys(op.ids))
                 try:
-                    if op.kind == "undo":
-                        changes = library.undo()
-                        undone.append(changes)
-                        touched.update(dict.fromkeys(c.paper_id for c in changes))
-                        annotated += [c for c in changes if c.kind != "mark"]
-                    elif op.kind == "note":
-                        annotated += library.set_note(op.ids[0], op.status)
-                    elif op.kind == "tag":
-                        names = op.status.split()
-                        for remove in (False, True):
-                            chosen = [n.removeprefix("-") for n in names
-                                      if n.startswith("-") == remove]
-                            if chosen:
-                                annotated += library.tag(op.ids, chosen, remove=remove)
-                    else:
-                        library.set_status(op.ids, op.status)
+                    changes = _write_op(library, op)
                 except (LibraryError, sqlite3.Error) as exc:
                     errors.append(str(exc))
+                    continue
+                written += len(changes)
+                if op.kind == "undo":
+                    undone.append(changes)
+                    touched.update(dict.fromkeys(c.paper_id for c in changes))
+                annotated += [c for c in changes if c.kind != "mark"]
             if done and post:
                 self.post_message(MarksSaved(done, _statuses(library, touched), undone,
                                              library.counts(), errors, library.marks_version(),
-                                             annotated))
+                                             annotated, before, written))
+
+
+def _write_op(library: Library, op: MarkOp) -> list[MarkChange]:
+    """Write one queued step; returns its changes (one history step each)."""
+    if op.kind == "undo":
+        return library.undo()
+    if op.kind == "note":
+        return library.set_note(op.ids[0], op.status)
+    if op.kind == "tag":
+        changes = []
+        names = op.status.split()
+        for remove in (False, True):
+            chosen = [n.removeprefix("-") for n in names if n.startswith("-") == remove]
+            if chosen:
+                changes += library.tag(op.ids, chosen, remove=remove)
+        return changes
+    return library.set_status(op.ids, op.status)
 
 
 def freeze_heap() -> None:
