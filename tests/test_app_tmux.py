@@ -51,15 +51,16 @@ class Terminal:
     def keys(self, *keys: str, literal: bool = False) -> None:
         self.tmux("send-keys", "-t", "main", *(["-l"] if literal else []), *keys)
 
-    def wait_for(self, text: str, deadline_s: float = DEADLINE_S) -> str:
-        """Poll the screen until it shows ``text``; fail with the last screen otherwise."""
+    def wait_for(self, *texts: str, deadline_s: float = DEADLINE_S) -> str:
+        """Poll the screen until it shows every one of ``texts`` at once; fail with the last
+        screen otherwise."""
         end = time.monotonic() + deadline_s
         while True:
             screen = self.screen()
-            if text in screen:
+            if all(text in screen for text in texts):
                 return screen
             if time.monotonic() > end:
-                raise AssertionError(f"the screen never showed {text!r}; last screen:\n{screen}")
+                raise AssertionError(f"the screen never showed {texts!r}; last screen:\n{screen}")
             time.sleep(0.05)
 
     def close(self) -> None:
@@ -80,8 +81,7 @@ def test_type_mark_quit_and_the_mark_is_on_disk(tmp_path: Path) -> None:
         terminal.wait_for("1/1")
         terminal.keys("Enter")
         terminal.keys("t")
-        screen = terminal.wait_for("» to-read 1")
-        assert "WUDI-Merging  » to-read" in screen
+        terminal.wait_for("» to-read 1", "WUDI-Merging  » to-read")
         terminal.keys("q")
         terminal.wait_for("[papertray exited 0]")
     finally:
@@ -173,8 +173,7 @@ def test_ctrl_z_suspends_and_fg_draws_the_browser_again(tmp_path: Path, ascii_mo
         terminal.wait_for("Stopped")
         terminal.keys("clear; fg", literal=True)
         terminal.keys("Enter")
-        screen = terminal.wait_for("2/35")
-        assert to_read in screen and "q quit" in screen
+        terminal.wait_for("2/35", to_read, "q quit")
         terminal.keys("r")
         terminal.wait_for(read)
         terminal.keys("q")
@@ -207,9 +206,8 @@ def test_a_paste_with_an_escape_and_a_line_break_is_only_search_text(tmp_path: P
         terminal.tmux("paste-buffer", "-p", "-b", "hostile", "-t", "main")
         terminal.wait_for("/ model [2J x rrr ttt ")
         terminal.keys("z", literal=True)  # still typing into the query
-        screen = terminal.wait_for("/ model [2J x rrr tttz ")
+        screen = terminal.wait_for("/ model [2J x rrr tttz ", "» to-read 0  4 ✓ read 0")
         assert "^[" not in screen
-        assert "» to-read 0  4 ✓ read 0" in screen
         terminal.keys("Escape")
         terminal.wait_for("/ search")
         terminal.keys("q")
@@ -220,14 +218,15 @@ def test_a_paste_with_an_escape_and_a_line_break_is_only_search_text(tmp_path: P
 
 
 def test_quitting_during_the_first_build_is_prompt_and_leaves_a_whole_index(tmp_path: Path):
-    """SIGTERM while the index is being built: the app stops reading at the next seed file,
-    exits 0 within a second or two (not after the whole build), and the index is consistent."""
+    """SIGTERM while the index is being built: the app stops reading at the next seed file and
+    exits 0 without finishing the build (which takes seconds: 18,000 abstracts), and the index
+    it leaves is consistent and empty (the build's one transaction rolled back)."""
     seeds, data = tmp_path / "many", tmp_path / "data"
     seeds.mkdir()
     words = ("graph", "neural", "policy", "reward", "tensor", "sparse", "kernel", "robust")
     for f in range(60):
         abstracts = [" ".join(words[(f * 7 + i * j) % len(words)] for j in range(120)) +
-                     f" paper {f}-{i}." for i in range(100)]
+                     f" paper {f}-{i}." for i in range(300)]
         (seeds / f"part{f:02d}.txt").write_text("Many 2024\n\n" + "\n\n".join(abstracts) + "\n",
                                                 encoding="utf-8")
     pid_file = tmp_path / "pid"
@@ -237,15 +236,13 @@ def test_quitting_during_the_first_build_is_prompt_and_leaves_a_whole_index(tmp_
     terminal = Terminal(command)
     try:
         terminal.wait_for("building the index")
-        started = time.monotonic()
         os.kill(int(pid_file.read_text()), signal.SIGTERM)
-        terminal.wait_for("[papertray exited 0]")
-        assert time.monotonic() - started < 3.0
+        terminal.wait_for("[papertray exited 0]", deadline_s=60)
     finally:
         terminal.close()
     with Library([seeds], data) as library:
         assert library.fts_ok()
-        assert library.counts()["all"] in (0, 6000)  # all or nothing, never half a build
+        assert library.counts()["all"] == 0  # stopped, not finished: all or nothing
 
 
 def test_bytes_that_are_not_utf8_do_not_crash_the_browser(tmp_path: Path) -> None:
@@ -304,8 +301,7 @@ def test_ascii_and_no_color_draw_no_colour_and_ascii_marks(tmp_path: Path, how: 
     try:
         terminal.wait_for("1/35")
         terminal.keys("t")
-        screen = terminal.wait_for("> to-read 1")
-        assert ">  PARM" in screen and ".  WUDI-Merging" in screen
+        screen = terminal.wait_for("> to-read 1", ">  PARM", ".  WUDI-Merging")
         assert "»" not in screen and "✓" not in screen
         colours = _colours(terminal.tmux("capture-pane", "-e", "-p", "-t", "main"))
         assert colours and all(_grey(c) for c in colours), sorted(colours)

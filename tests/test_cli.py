@@ -330,7 +330,8 @@ def test_unreadable_marks_file_is_one_line_and_left_unchanged(papertray, data_di
         out = papertray(*command)
         _one_error_line(out, (
             f"the marks file {data_dir / 'marks.sqlite'} cannot be read (file is not a database);"
-            " papertray will not overwrite it. There is no backup of it; move it away to start"
+            " papertray will not overwrite it. There is no backup of it; run `papertray marks"
+            " repair` to keep what can be read of it and set it aside, or move it away to start"
             " afresh."))
         assert (data_dir / "marks.sqlite").read_bytes() == garbage
     assert sorted(p.name for p in data_dir.iterdir()) == ["marks.sqlite"]

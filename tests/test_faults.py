@@ -46,9 +46,12 @@ def test_interrupted_sync_exits_cleanly_and_keeps_the_index(tmp_path: Path, sign
     faults.cli(seeds, data, "mark", *ids, "--to-read")
     with Library([seeds], data) as lib:
         before = (lib.counts(), [h.id for h in lib.search("graph", limit=50).hits])
+    # as a terminal starts it: a suite run in the background (`pytest &`) would pass on its
+    # SIGINT ignored, as shells do for background jobs, and Python keeps it ignored
     proc = subprocess.Popen([*faults.PAPERTRAY, "--seeds", str(seeds), "--data-dir", str(data),
                              "sync", "--force"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True)
+                            text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     time.sleep(1.0)  # well inside the forced sync of 6,000 abstracts (several seconds)
     proc.send_signal(signum)
     out, err = proc.communicate(timeout=60)
