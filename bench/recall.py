@@ -40,7 +40,7 @@ import baseline  # noqa: E402
 import corpus  # noqa: E402
 
 from db import Library  # noqa: E402
-from db.seeds import parse_file  # noqa: E402
+from db.seeds.read import parse_file  # noqa: E402
 from db.text import paper_id  # noqa: E402
 
 _WORD_RE = re.compile(r"[^\W_]+")

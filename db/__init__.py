@@ -4,7 +4,7 @@ Never imports Textual (an import-linter contract and a test prove it). Front end
 :class:`Library` and the records in :mod:`db.models`.
 """
 
-from db.api import Library, default_seed_paths
+from db.library.api import Library, default_seed_paths
 from db.models import (
     STATUSES,
     FileReport,

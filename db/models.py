@@ -31,7 +31,7 @@ class Hit:
     """One paper as the results table and ``papertray search --json`` show it.
 
     ``score`` orders hits best first, higher is better: negated bm25, or the score of
-    :mod:`db.rank` (0 to ~1.5) for re-ranked and partial matches; 0.0 for list order.
+    :mod:`db.search.rerank` (0 to ~1.5) for re-ranked and partial matches; 0.0 for list order.
     ``title`` is None when the seed gives none; ``name`` is None when the abstract names no method.
     ``tags`` are the reader's tags of the paper (from the marks file), sorted.
     """
@@ -79,8 +79,8 @@ class Paper(Hit):
 
     ``abstract_source`` is the text as it stands in the seed file (controls removed);
     ``abstract_markup`` is the same with PDF line-break hyphenation repaired — front ends render it
-    with :func:`db.render.render_segments`. ``note`` is the reader's note ("" when none).
-    with :func:`db.render.render_segments`. Both are "" for a paper known only by its title.
+    with :func:`db.seeds.render.render_segments`. ``note`` is the reader's note ("" when none).
+    with :func:`db.seeds.render.render_segments`. Both are "" for a paper known only by its title.
     ``authors``, ``year`` and ``venue`` come from structured seeds (JSON, CSV, BibTeX) only.
     """
 
@@ -93,7 +93,7 @@ class Paper(Hit):
     venue: str | None = None
 
     def to_json(self) -> dict:
-        from db.render import render_plain
+        from db.seeds.render import render_plain
 
         data = Hit.to_json(self)
         data["abstract"] = render_plain(self.abstract_markup)
@@ -113,7 +113,8 @@ class SearchResult:
     ``total`` counts every matching paper (not only this page). ``effective_query`` is what was run
     after corrections and relaxations; ``notice`` is a one-line explanation when the query was
     changed, or "" when it ran as typed. ``terms`` are the folded words to highlight in
-    abstracts (``word*``: any word starting with it), found by :func:`db.match.match_spans`.
+    abstracts (``word*``: any word starting with it), found by
+    :func:`db.search.highlight.match_spans`.
     """
 
     query: str

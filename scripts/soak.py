@@ -11,7 +11,7 @@ After every step:
 
 * the marks file passes ``PRAGMA integrity_check``;
 * the marks on disk are those before the step changed only as the history rows the step wrote
-  say (:func:`db.repair.replay`): no mark lost, none changed without its history;
+  say (:func:`db.marks.repair.replay`): no mark lost, none changed without its history;
 * a command that said it marked papers (exit 0) left them so on disk;
 * every live browser's header shows the counts on disk, within the live-reload interval;
 * ``stats --json`` and ``list --json`` agree with the disk.

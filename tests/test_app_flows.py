@@ -406,10 +406,10 @@ async def test_the_browser_builds_a_library_large_enough_for_parse_workers(
     fds_to_keep"), the first build of a large library included."""
     import multiprocessing.resource_tracker as tracker
 
-    import db.parsing
+    import db.seeds.parallel
 
-    monkeypatch.setattr(db.parsing, "PARALLEL_MIN_BYTES", 0)
-    monkeypatch.setattr(db.parsing, "workers", lambda: 2)
+    monkeypatch.setattr(db.seeds.parallel, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr(db.seeds.parallel, "workers", lambda: 2)
     # as in a fresh process: no resource tracker running yet (another test may have started
     # one in this process; it is put back afterwards)
     fresh = tracker.ResourceTracker()

@@ -10,8 +10,8 @@ from textual.command import CommandList
 from textual.widgets import Static
 
 from db import Library
-from db.export import bibtex_entry
-from db.render import render_plain
+from db.library.export import bibtex_entry
+from db.seeds.render import render_plain
 from tests.tui_support import (
     app_on,
     record_notifications,
@@ -239,7 +239,7 @@ async def test_a_theme_chosen_in_the_palette_is_remembered(tmp_path: Path) -> No
 
 
 def test_a_settings_file_nested_too_deeply_is_ignored_with_a_notice(tmp_path):
-    from db.settings import Settings
+    from tui.settings import Settings
 
     path = tmp_path / "settings.json"
     path.write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")

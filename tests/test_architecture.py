@@ -18,12 +18,14 @@ BIN = Path(sys.executable).parent
 
 
 def _db_modules() -> list[str]:
-    return sorted(f"db.{m.name}" for m in pkgutil.iter_modules(db.__path__))
+    return sorted(m.name for m in pkgutil.walk_packages(db.__path__, "db."))
 
 
-def test_db_modules_are_the_expected_ones():
-    assert {"db.api", "db.marks", "db.query", "db.render", "db.schema", "db.search",
-            "db.seeds", "db.sync", "db.text"} <= set(_db_modules())
+def test_db_has_a_room_for_each_stage():
+    """seed file -> parse (seeds) -> index/sync (index) -> search, marks beside them (marks),
+    the two files below all (store), one façade on top (library)."""
+    packages = {m.name for m in pkgutil.iter_modules(db.__path__) if m.ispkg}
+    assert packages == {"store", "seeds", "index", "search", "marks", "library"}
 
 
 def test_db_never_imports_textual_or_rich(tmp_path):
@@ -38,7 +40,7 @@ lib.sync()
 hit = lib.search("reinforcment lerning").hits[0]
 lib.get(hit.id).to_json()
 lib.set_status([hit.id], "read"); lib.undo()
-from db.render import render_segments
+from db.seeds.render import render_segments
 render_segments(r"$\\mathcal{{G}}$ and \\textit{{x}} **b**")
 bad = sorted(m for m in sys.modules if m.split(".")[0] in ("textual", "rich", "tui"))
 print(bad)
@@ -110,6 +112,6 @@ def test_wheel_ships_the_seeds():
     wheel = config["tool"]["hatch"]["build"]["targets"]["wheel"]
     assert wheel["packages"] == ["db", "tui"]
     assert wheel["force-include"] == {"seeds": "db/shipped_seeds"}
-    from db.seeds import shipped_seeds
+    from db.seeds.read import shipped_seeds
 
     assert shipped_seeds().resolve() == SHIPPED_SEEDS.resolve()

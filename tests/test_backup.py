@@ -10,7 +10,7 @@ import time
 import pytest
 
 from db import Library, LibraryError
-from db import backup as backup_db
+from db.marks import backup as backup_db
 
 PARM = "0412d482"  # short id of the PARM paper in the shipped seeds
 

@@ -8,7 +8,7 @@ import re
 import click
 import pytest
 
-from db.marks_io import ImportSummary
+from db.marks.transfer import ImportSummary
 from db.models import FileReport, Hit, SearchResult, SyncReport
 from tests.db_support import REPO
 from tui.cli import cli

@@ -15,7 +15,7 @@ import bibtexparser
 import pytest
 
 from db import Library
-from db.render import render_plain
+from db.seeds.render import render_plain
 from tests.db_support import DATA, all_hits, copy_seeds
 
 FORMATS = DATA / "formats"

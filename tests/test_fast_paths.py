@@ -14,12 +14,12 @@ from pathlib import Path
 
 import pytest
 
-import db.parsing
-import db.schema
-import db.seeds
-import db.sync
+import db.index.schema
+import db.index.sync
+import db.seeds.parallel
+import db.seeds.read
 from db import Library
-from db.sync import SyncCancelled
+from db.index.sync import SyncCancelled
 from tests.db_support import FILE_A, FILE_B, all_hits, copy_seeds, ids
 
 REPO = Path(__file__).resolve().parent.parent
@@ -59,11 +59,11 @@ def plain(seeds_copy: Path, tmp_path: Path) -> Path:
 
 def test_parsing_in_worker_processes_gives_the_same_index(seeds_copy, tmp_path, plain,
                                                           monkeypatch):
-    monkeypatch.setattr(db.parsing, "PARALLEL_MIN_BYTES", 0)
-    monkeypatch.setattr(db.parsing, "workers", lambda: 2)
+    monkeypatch.setattr(db.seeds.parallel, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr(db.seeds.parallel, "workers", lambda: 2)
     started = []
-    original = db.parsing._context
-    monkeypatch.setattr(db.parsing, "_context", lambda: started.append(1) or original())
+    original = db.seeds.parallel._context
+    monkeypatch.setattr(db.seeds.parallel, "_context", lambda: started.append(1) or original())
     data = tmp_path / "parallel"
     with _synced(seeds_copy, data) as lib:
         assert lib.fts_ok()
@@ -76,8 +76,8 @@ def test_parsing_in_worker_processes_gives_the_same_index(seeds_copy, tmp_path, 
 
 
 def test_a_cancelled_parallel_parse_writes_nothing(seeds_copy, tmp_path, monkeypatch):
-    monkeypatch.setattr(db.parsing, "PARALLEL_MIN_BYTES", 0)
-    monkeypatch.setattr(db.parsing, "workers", lambda: 2)
+    monkeypatch.setattr(db.seeds.parallel, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr(db.seeds.parallel, "workers", lambda: 2)
     seen: list[tuple[int, int]] = []
 
     def cancel(done: int, total: int) -> None:
@@ -94,7 +94,7 @@ def test_a_cancelled_parallel_parse_writes_nothing(seeds_copy, tmp_path, monkeyp
 
 def test_bulk_load_indexes_every_paper_and_keeps_the_trigger(seeds_copy, tmp_path, plain,
                                                              monkeypatch):
-    monkeypatch.setattr(db.sync, "BULK_MIN_ROWS", 1)
+    monkeypatch.setattr(db.index.sync, "BULK_MIN_ROWS", 1)
     data = tmp_path / "bulk"
     with _synced(seeds_copy, data) as lib:
         assert lib.fts_ok()
@@ -103,7 +103,7 @@ def test_bulk_load_indexes_every_paper_and_keeps_the_trigger(seeds_copy, tmp_pat
         extra = seeds_copy / "zz_extra.txt"
         extra.write_text("ICML 2025 Papers\n\nWe propose Quokkaformer, a marsupial model.\n",
                          encoding="utf-8")
-        monkeypatch.setattr(db.sync, "BULK_MIN_ROWS", 200)
+        monkeypatch.setattr(db.index.sync, "BULK_MIN_ROWS", 200)
         assert lib.sync().added == 1
         assert [h.name for h in all_hits(lib, "marsupial")] == ["Quokkaformer"]
         assert lib.fts_ok()
@@ -119,7 +119,7 @@ def test_bulk_load_indexes_every_paper_and_keeps_the_trigger(seeds_copy, tmp_pat
 
 
 def test_a_first_build_leaves_no_free_pages(tmp_path, monkeypatch):
-    monkeypatch.setattr(db.sync, "BULK_MIN_ROWS", 1)
+    monkeypatch.setattr(db.index.sync, "BULK_MIN_ROWS", 1)
     seeds = copy_seeds(tmp_path / "seeds", REPO / "seeds" / FILE_A, REPO / "seeds" / FILE_B)
     _synced(seeds, tmp_path / "data").close()
     conn = sqlite3.connect(tmp_path / "data" / "index.sqlite")
@@ -150,23 +150,23 @@ def test_warm_commands_import_nothing_heavy(seeds_copy, data_dir, command):
 
 def test_the_dictionary_is_read_back_from_its_copy_beside_the_index(seeds_copy, data_dir,
                                                                      monkeypatch):
-    monkeypatch.setattr(db.seeds, "_dictionary_folder", None)  # restored after the test
-    db.seeds._dictionary.cache_clear()
+    monkeypatch.setattr(db.seeds.read, "_dictionary_folder", None)  # restored after the test
+    db.seeds.read._dictionary.cache_clear()
     try:
         _synced(seeds_copy, data_dir).close()
         [copy] = data_dir.glob("dictionary-*.txt")
         words = copy.read_text(encoding="utf-8").split("\n")
         assert len(words) > 100_000 and "requires" in words
         copy.write_text("\n".join(["quokka", *words[:20_000]]), encoding="utf-8")
-        db.seeds._dictionary.cache_clear()
-        assert db.seeds.is_english_word("quokka")  # the copy is what parsing reads
-        assert not db.seeds.is_english_word(words[-1])
+        db.seeds.read._dictionary.cache_clear()
+        assert db.seeds.read.is_english_word("quokka")  # the copy is what parsing reads
+        assert not db.seeds.read.is_english_word(words[-1])
         copy.write_text("quokka\nrequires", encoding="utf-8")  # cut short: built again
-        db.seeds._dictionary.cache_clear()
-        assert not db.seeds.is_english_word("quokka")
-        assert db.seeds.is_english_word(words[-1])
+        db.seeds.read._dictionary.cache_clear()
+        assert not db.seeds.read.is_english_word("quokka")
+        assert db.seeds.read.is_english_word(words[-1])
     finally:
-        db.seeds._dictionary.cache_clear()
+        db.seeds.read._dictionary.cache_clear()
 
 
 def test_a_dictionary_copy_that_does_not_fit_leaves_no_partial_file(tmp_path):
@@ -177,8 +177,8 @@ def test_a_dictionary_copy_that_does_not_fit_leaves_no_partial_file(tmp_path):
               "import db.seeds\n"
               "signal.signal(signal.SIGXFSZ, signal.SIG_IGN)\n"
               "resource.setrlimit(resource.RLIMIT_FSIZE, (200_000, 200_000))\n"
-              "db.seeds.cache_dictionary_in(Path(sys.argv[1]))\n"
-              "print(db.seeds.is_english_word('requires'))\n")
+              "db.seeds.read.cache_dictionary_in(Path(sys.argv[1]))\n"
+              "print(db.seeds.read.is_english_word('requires'))\n")
     run = subprocess.run([sys.executable, "-c", script, str(tmp_path)], capture_output=True,
                          text=True, cwd=REPO, timeout=60)
     assert (run.returncode, run.stdout, run.stderr) == (0, "True\n", "")
@@ -232,20 +232,20 @@ def test_a_tie_longer_than_the_margin_gives_the_answer_of_the_general_query(
     """Pages cut inside a group of tied scores longer than the matches fetched past the page
     (TIE_MARGIN, made 2 here so the group is longer than it) are the pages of the general
     query, which joins every match and sorts by score and seed order (TIE_LIMIT 0 forces it)."""
-    import db.search
+    import db.search.run
 
     with _tied_library(tmp_path) as lib:
         pages = [(limit, offset) for limit in (1, 5, 7, 60) for offset in (0, 3, 29, 53, 54)]
-        monkeypatch.setattr(db.search, "TIE_MARGIN", 2)
-        monkeypatch.setattr(db.search, "_IN_CHUNK", 4)  # a page's rows read 4 at a time
+        monkeypatch.setattr(db.search.run, "TIE_MARGIN", 2)
+        monkeypatch.setattr(db.search.run, "_IN_CHUNK", 4)  # a page's rows read 4 at a time
         fast = [lib.search(query, limit=li, offset=o, typing=True) for li, o in pages]
-        monkeypatch.setattr(db.search, "TIE_LIMIT", 0)
+        monkeypatch.setattr(db.search.run, "TIE_LIMIT", 0)
         general = [lib.search(query, limit=li, offset=o, typing=True) for li, o in pages]
         assert [(r.total, [h.id for h in r.hits]) for r in fast] == \
                [(r.total, [h.id for h in r.hits]) for r in general]
         whole = fast[pages.index((60, 0))]
         assert whole.total == 54
-        if len(query.split()) < 3:  # (three words are re-ranked: db.rank orders those)
+        if len(query.split()) < 3:  # (three words are re-ranked: db.search.rerank orders those)
             every = [h.headline.split()[4:7] for h in whole.hits]
             # seed order: the file a.txt first, then b.txt, each in its own order
             assert every[0] == ["kelp", "and", "amber"]
@@ -293,7 +293,7 @@ def test_a_killed_sync_leaves_no_parse_workers_behind(tmp_path):
     shipped = (REPO / "seeds" / FILE_A).read_text(encoding="utf-8").split("\n\n")[1:]
     seeds = tmp_path / "seeds"
     seeds.mkdir()
-    for n in range(4):  # ~2.7 MB of seed text: above db.parsing.PARALLEL_MIN_BYTES
+    for n in range(4):  # ~2.7 MB of seed text: above db.seeds.parallel.PARALLEL_MIN_BYTES
         body = [f"{a.strip()} Variant {n}-{i}." for i in range(32) for a in shipped]
         (seeds / f"part{n}.txt").write_text("ICML 2025 Papers\n\n" + "\n\n".join(body),
                                             encoding="utf-8")
@@ -338,19 +338,20 @@ def test_a_bulk_first_build_of_odd_and_structured_seeds_equals_the_plain_one(
     seeds = copy_seeds(tmp_path / "seeds", REPO / "seeds", ODD_SEEDS)
     for sample in ("icml_sample.json", "icml_sample.csv"):
         shutil.copy(DATA / "formats" / sample, seeds / sample)
-    monkeypatch.setattr(db.sync, "STREAM_MIN_BYTES", 10**12)
+    monkeypatch.setattr(db.index.sync, "STREAM_MIN_BYTES", 10**12)
     _synced(seeds, tmp_path / "plain").close()
-    monkeypatch.setattr(db.sync, "BULK_MIN_ROWS", 1)
+    monkeypatch.setattr(db.index.sync, "BULK_MIN_ROWS", 1)
     if stream:
-        monkeypatch.setattr(db.sync, "STREAM_MIN_BYTES", 0)
+        monkeypatch.setattr(db.index.sync, "STREAM_MIN_BYTES", 0)
     streamed = []
-    first_build = db.sync._first_build
-    monkeypatch.setattr(db.sync, "_first_build", lambda *a: streamed.append(1) or first_build(*a))
+    first_build = db.index.sync._first_build
+    monkeypatch.setattr(db.index.sync, "_first_build",
+                        lambda *a: streamed.append(1) or first_build(*a))
     if parallel:
-        monkeypatch.setattr(db.parsing, "PARALLEL_MIN_BYTES", 0)
-        monkeypatch.setattr(db.parsing, "workers", lambda: 2)
+        monkeypatch.setattr(db.seeds.parallel, "PARALLEL_MIN_BYTES", 0)
+        monkeypatch.setattr(db.seeds.parallel, "workers", lambda: 2)
     compacted = []
-    monkeypatch.setattr(db.sync, "compact", compacted.append)
+    monkeypatch.setattr(db.index.sync, "compact", compacted.append)
     with _synced(seeds, tmp_path / "bulk") as lib:
         assert lib.fts_ok()
         assert [h.name for h in all_hits(lib, "parm")][:1] == ["PARM"]
@@ -365,7 +366,7 @@ def test_a_bulk_first_build_of_odd_and_structured_seeds_equals_the_plain_one(
     ).fetchone()[0] > 0
     if stream:  # the first build's large FTS5 buffer is not what later writes use
         assert conn.execute("SELECT v FROM papers_fts_config WHERE k = 'hashsize'"
-                            ).fetchone() == (db.sync.FTS_HASH_BYTES,) == (1024 * 1024,)
+                            ).fetchone() == (db.index.sync.FTS_HASH_BYTES,) == (1024 * 1024,)
     conn.close()
     assert len(bulk["papers"]) > 35  # the odd and structured seeds were loaded too
     assert _secondary_indexes(tmp_path / "bulk") == [
@@ -373,7 +374,7 @@ def test_a_bulk_first_build_of_odd_and_structured_seeds_equals_the_plain_one(
 
 
 def test_the_unique_paper_index_is_back_after_a_bulk_build(tmp_path, monkeypatch):
-    monkeypatch.setattr(db.sync, "BULK_MIN_ROWS", 1)
+    monkeypatch.setattr(db.index.sync, "BULK_MIN_ROWS", 1)
     _synced(copy_seeds(tmp_path / "seeds"), tmp_path / "data").close()
     conn = sqlite3.connect(tmp_path / "data" / "index.sqlite")
     row = conn.execute("SELECT * FROM papers LIMIT 1").fetchone()
@@ -385,7 +386,7 @@ def test_the_unique_paper_index_is_back_after_a_bulk_build(tmp_path, monkeypatch
 def test_a_cancelled_streamed_first_build_writes_nothing(seeds_copy, tmp_path, monkeypatch):
     """A first build writes each file as soon as it is parsed, in one transaction: cancelled
     after the first file (already written), the index is left as it was, and the lock free."""
-    monkeypatch.setattr(db.sync, "STREAM_MIN_BYTES", 0)
+    monkeypatch.setattr(db.index.sync, "STREAM_MIN_BYTES", 0)
     seen: list[int] = []
 
     def cancel(done: int, total: int) -> None:
@@ -404,16 +405,17 @@ def test_a_cancelled_streamed_first_build_writes_nothing(seeds_copy, tmp_path, m
 def test_a_first_build_does_not_wait_for_a_busy_lock(seeds_copy, tmp_path, monkeypatch):
     """While another process holds the write lock, a first build does not parse holding it
     (it would wait for that process's whole sync): it parses first and waits to apply."""
-    monkeypatch.setattr(db.sync, "STREAM_MIN_BYTES", 0)
+    monkeypatch.setattr(db.index.sync, "STREAM_MIN_BYTES", 0)
     with Library([seeds_copy], tmp_path / "data") as lib:
         lib.counts()  # the index file exists
         other = sqlite3.connect(tmp_path / "data" / "index.sqlite", isolation_level=None)
         other.execute("BEGIN IMMEDIATE")
         started = time.perf_counter()
         conn = lib._index()
-        assert db.sync._first_build(conn, [seeds_copy], False, None, db.sync.SyncReport()) is None
+        report = db.index.sync.SyncReport()
+        assert db.index.sync._first_build(conn, [seeds_copy], False, None, report) is None
         assert time.perf_counter() - started < 2  # no busy wait
-        assert conn.execute("PRAGMA busy_timeout").fetchone()[0] == db.schema.BUSY_TIMEOUT_MS
+        assert conn.execute("PRAGMA busy_timeout").fetchone()[0] == db.index.schema.BUSY_TIMEOUT_MS
         other.execute("ROLLBACK")
         other.close()
         assert lib.sync().added == 35
@@ -437,10 +439,10 @@ def test_a_sync_leaves_the_marks_file_free_to_write(seeds_copy, tmp_path, monkey
     holds it for the whole parse), another process can write marks at once. BEGIN IMMEDIATE on
     the index connection locked the ATTACHed marks file too, and marks, notes and commands of
     other windows waited the busy timeout and failed."""
-    monkeypatch.setattr(db.sync, "STREAM_MIN_BYTES", 0 if stream else 10**12)
+    monkeypatch.setattr(db.index.sync, "STREAM_MIN_BYTES", 0 if stream else 10**12)
     data = tmp_path / "data"
     seen: list[tuple[bool, bool]] = []  # (index locked, marks free) after each parsed file
-    add = db.sync._Writer.add
+    add = db.index.sync._Writer.add
 
     def checked_add(self, planned):
         add(self, planned)
@@ -455,7 +457,7 @@ def test_a_sync_leaves_the_marks_file_free_to_write(seeds_copy, tmp_path, monkey
             index.close()
         seen.append((locked, _marks_lock_free(data)))
 
-    monkeypatch.setattr(db.sync._Writer, "add", checked_add)
+    monkeypatch.setattr(db.index.sync._Writer, "add", checked_add)
     with Library([seeds_copy], data) as lib:
         assert lib.sync().added == 35
         assert len(seen) >= 2 and set(seen) == {(True, True)}  # each seed file written locked
@@ -472,10 +474,10 @@ def _answer(result) -> tuple:
 
 def _second_pass(monkeypatch) -> None:
     """Re-rank from a second bm25 pass over the index, as before the one-pass fast path."""
-    import db.rank
+    import db.search.rerank
 
-    ranked = db.rank.ranked
-    monkeypatch.setattr(db.rank, "ranked",
+    ranked = db.search.rerank.ranked
+    monkeypatch.setattr(db.search.rerank, "ranked",
                         lambda conn, q, expression=None, matches=None: ranked(conn, q, expression))
 
 
@@ -498,21 +500,21 @@ def test_three_words_re_ranked_from_the_one_pass_answer_as_from_a_second(
     (every match is in it) instead of a second pass: the same hits in the same order, scores,
     totals and notices, typed or not, a page or all of it, with a head re-ranked smaller than
     the matches (the others follow in bm25 order)."""
-    import db.rank
+    import db.search.rerank
 
-    monkeypatch.setattr(db.rank, "RERANK_HEAD", head)
+    monkeypatch.setattr(db.search.rerank, "RERANK_HEAD", head)
     queries = _three_word_queries(shipped_library, 40)
     assert len(queries) == 40
     cases = [(q, typing, limit, offset) for q in queries for typing in (False, True)
              for limit, offset in ((200, 0), (3, 2), (0, 0))]
     given = []  # whether each re-ranking was given the one pass's matches
-    ranked = db.rank.ranked
-    monkeypatch.setattr(db.rank, "ranked", lambda conn, q, expression=None, matches=None: (
+    ranked = db.search.rerank.ranked
+    monkeypatch.setattr(db.search.rerank, "ranked", lambda conn, q, expression=None, matches=None: (
         given.append(matches is not None) or ranked(conn, q, expression, matches)))
     fast = [_answer(shipped_library.search(q, limit=li, offset=o, typing=t))
             for q, t, li, o in cases]
     assert given.count(True) > 100 and False in given  # (a page of none has not them all)
-    monkeypatch.setattr(db.rank, "ranked", ranked)
+    monkeypatch.setattr(db.search.rerank, "ranked", ranked)
     _second_pass(monkeypatch)
     slow = [_answer(shipped_library.search(q, limit=li, offset=o, typing=t))
             for q, t, li, o in cases]
@@ -524,9 +526,9 @@ def test_tied_matches_are_re_ranked_in_the_same_order_from_the_one_pass(tmp_path
     """54 papers tie on bm25 for "quokka marsupials isl": the re-ranked head and the tail after
     it are in rowid order among equals, from the one pass as from a second; and a second pass
     ordered by bm25 alone (the statement before the tie was written out) gives that order too."""
-    import db.rank
+    import db.search.rerank
 
-    monkeypatch.setattr(db.rank, "RERANK_HEAD", 7)
+    monkeypatch.setattr(db.search.rerank, "RERANK_HEAD", 7)
     query = "quokka marsupials isl"
     with _tied_library(tmp_path) as lib:
         pages = [(60, 0), (5, 0), (5, 4), (10, 50)]
@@ -534,7 +536,7 @@ def test_tied_matches_are_re_ranked_in_the_same_order_from_the_one_pass(tmp_path
         assert fast[0][0] == 54 and len(fast[0][4]) == 54
         conn = lib._index()
         expression = '"quokka" AND "marsupials" AND ("isl"* OR "islands")'
-        weights = ", ".join(str(w) for w in db.schema.BM25_WEIGHTS)
+        weights = ", ".join(str(w) for w in db.index.schema.BM25_WEIGHTS)
         by_bm25 = [r[0] for r in conn.execute(
             f"SELECT rowid FROM papers_fts WHERE papers_fts MATCH ? "
             f"ORDER BY bm25(papers_fts, {weights}) LIMIT 200", (expression,))]
@@ -545,11 +547,11 @@ def test_tied_matches_are_re_ranked_in_the_same_order_from_the_one_pass(tmp_path
 
 
 def test_the_words_of_a_text_are_those_of_the_unicode_pattern(shipped_library):
-    """``db.rank._words`` splits ASCII text by a byte table: the same words, folded, as the
+    """``db.search.rerank._words`` splits ASCII text by a byte table: the same words, folded, as the
     Unicode pattern it stands in for, on every shipped abstract and on odd text."""
     import re
 
-    from db.rank import _ASCII_WORDS, _WORD_RE, _words
+    from db.search.rerank import _ASCII_WORDS, _WORD_RE, _words
 
     texts = [shipped_library.get(h.id).abstract_markup for h in all_hits(shipped_library)]
     texts += ["snake_case x_1 A-B c++ R2-D2 \t\r\n\x0b\x1f MIXED Case 3.14 [CLS] ~`^|@{}",
@@ -567,8 +569,8 @@ def test_the_word_positions_and_acronyms_are_those_of_a_plain_loop(shipped_libra
     word, and the acronyms of the text's whole set of words, for slots of stems, variants, a
     prefix and a stem shorter than 3 letters, text after text (the matcher remembers the
     words it has seen), in ASCII and other text."""
-    from db.match import stem
-    from db.rank import Slot, _acronyms, _Matcher, _words
+    from db.search.highlight import stem
+    from db.search.rerank import Slot, _acronyms, _Matcher, _words
 
     def slot(words, prefix="", idf=2.0):
         return Slot(frozenset(map(stem, words)), prefix, 1, "", idf=idf, word=words[0] if

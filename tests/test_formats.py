@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from db import Library
-from db.formats import title_id, unbrace
-from db.seeds import SeedError, parse_file
+from db.seeds.formats import title_id, unbrace
+from db.seeds.read import SeedError, parse_file
 from db.text import paper_id
 from tests.db_support import DATA, all_hits, copy_seeds
 

@@ -11,7 +11,7 @@ import os
 import sqlite3
 import subprocess
 
-from db import backup as backup_db
+from db.marks import backup as backup_db
 from tests.db_support import console_script
 
 PARM = "0412d482"

@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from db import Library
-from db import sync as sync_db
+from db.index import sync as sync_db
 
 ESC_NAME = "odd \x1b[2J\x07name.txt"
 

@@ -230,7 +230,7 @@ def _many_papers(folder, n: int = 1200) -> None:
     import random
     import re
 
-    from db.seeds import shipped_seeds
+    from db.seeds.read import shipped_seeds
 
     words = sorted({w for f in shipped_seeds().glob("*.txt")
                     for w in re.findall(r"[A-Za-z]{3,}", f.read_text(encoding="utf-8"))})
@@ -250,7 +250,7 @@ def test_unknown_ids_are_found_by_text_without_comparing_every_paper(tmp_path, m
 
     from rapidfuzz import fuzz
 
-    from db.marks import anchor
+    from db.marks.statuses import anchor
 
     _many_papers(tmp_path / "seeds")
     with Library([tmp_path / "seeds"], tmp_path / "data") as lib:
@@ -340,9 +340,9 @@ def test_matching_records_by_text_does_not_hold_the_marks_write_lock(two_machine
     then failed ("mark not saved: database is locked")."""
     import sqlite3
 
-    from db import marks_io
-    from db.marks import REATTACH_MIN_RATIO, anchor
-    from db.refind import Finder
+    from db.marks import transfer as marks_io
+    from db.marks.refind import Finder
+    from db.marks.statuses import REATTACH_MIN_RATIO, anchor
 
     _, server = two_machines
     other = sqlite3.connect(server.paths.marks, timeout=0, isolation_level=None)

@@ -1,5 +1,6 @@
-"""What a query matched, as the index sees it (db.match): stems, spans, snippets; and the typo
-correction against a vocabulary (db.spelling)."""
+"""What a query matched, as the index sees it (db.search.highlight): stems, spans, snippets; and
+the typo
+correction against a vocabulary (db.search.spelling)."""
 
 from __future__ import annotations
 
@@ -7,9 +8,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from db.match import match_spans, snippet, stem
-from db.query import tokens
-from db.spelling import Vocabulary
+from db.search.highlight import match_spans, snippet, stem
+from db.search.query import tokens
+from db.search.spelling import Vocabulary
 
 
 @pytest.mark.parametrize(("word", "terms", "matches"), [

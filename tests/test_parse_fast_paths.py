@@ -14,9 +14,9 @@ from collections.abc import Callable, Iterator
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import db.sync
-from db import derive
-from db.seeds import Entry, SeedError, is_english_word, parse_file
+import db.index.sync
+from db.seeds import derive
+from db.seeds.read import Entry, SeedError, is_english_word, parse_file
 from db.text import (
     WORD_RE,
     clean,
@@ -137,7 +137,7 @@ def _check_text(text: str) -> None:
     assert clean(text) == plain_clean(text)
     assert list(iter_sentences(text)) == list(plain_sentences(text))
     assert search_form(text) == plain_search_form(text)
-    assert db.sync.terms_of(text) == plain_terms(text)
+    assert db.index.sync.terms_of(text) == plain_terms(text)
     assert normalize(text) == plain_normalize(text)
     assert single_spaced(text) == " ".join(text.split())
     plain = one_line(derive._strip_markup(text))
@@ -174,18 +174,18 @@ def test_fast_paths_give_the_plain_results_on_generated_text(text):
 
 def test_a_file_vocabulary_counts_each_paper_once_with_its_terms():
     """prepare_file counts the words of each distinct paper of the file (a paper twice in the
-    file once): the counts that summing db.sync._terms of each paper gives."""
+    file once): the counts that summing db.index.sync._terms of each paper gives."""
     f = next(SHIPPED_SEEDS.glob("*.txt"))
     entries = parse_file(f, f.read_bytes())[1]
     entries = entries + entries[:3]  # the same abstracts twice in one file
-    rows, vocab = db.sync.prepare_file(entries)
+    rows, vocab = db.index.sync.prepare_file(entries)
     expected: Counter[str] = Counter()
     for e in {e.id: e for e in entries}.values():
-        expected.update(db.sync._terms(e))
+        expected.update(db.index.sync._terms(e))
     assert vocab == expected and len(rows) == len(entries)
-    assert vocab["learning"] == sum("learning" in db.sync._terms(e)
+    assert vocab["learning"] == sum("learning" in db.index.sync._terms(e)
                                     for e in {e.id: e for e in entries}.values()) > 3
-    assert rows == [db.sync._paper_row(e) for e in entries]
+    assert rows == [db.index.sync._paper_row(e) for e in entries]
 
 
 def test_an_entry_survives_pickling_whole():

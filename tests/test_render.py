@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from db.render import latex_to_unicode, render_plain, render_segments
+from db.seeds.render import latex_to_unicode, render_plain, render_segments
 from tests.db_support import ODD_SEEDS
 
 LATEX_ABSTRACT = (ODD_SEEDS / "latex.txt").read_text(encoding="utf-8").split("\n\n")[1].strip()
@@ -118,8 +118,8 @@ def test_render_plain_never_raises_and_keeps_every_digit(source):
 def test_text_without_markup_renders_as_itself_without_the_regex(monkeypatch):
     """render_plain/render_segments skip text with no ``*``, ``$`` or backslash; every sentence
     and headline of the shipped and odd seeds renders the same with and without that shortcut."""
-    import db.render
-    from db.seeds import parse_file
+    import db.seeds.render
+    from db.seeds.read import parse_file
     from db.text import sentences
     from tests.db_support import ODD_SEEDS, SHIPPED_SEEDS
 
@@ -128,12 +128,12 @@ def test_text_without_markup_renders_as_itself_without_the_regex(monkeypatch):
         try:
             texts += [s for e in parse_file(f, f.read_bytes())[1]
                       for s in (e.headline, *sentences(e.abstract_markup))]
-        except db.seeds.SeedError:
+        except db.seeds.read.SeedError:
             continue
-    plain = [s for s in texts if not db.render._has_markup(s)]
+    plain = [s for s in texts if not db.seeds.render._has_markup(s)]
     assert len(plain) > 200 and len(texts) - len(plain) > 10  # both kinds are there
     fast = [(render_plain(s), render_segments(s)) for s in texts]
-    monkeypatch.setattr(db.render, "_has_markup", lambda text: True)
+    monkeypatch.setattr(db.seeds.render, "_has_markup", lambda text: True)
     assert fast == [(render_plain(s), render_segments(s)) for s in texts]
     assert render_segments("") == []
 

@@ -18,8 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from db import Library, repair
-from db import backup as backup_db
+from db import Library
+from db.marks import backup as backup_db
+from db.marks import repair
 from tests.tui_support import app_on, record_notifications, settle, shipped_copy, wait_for
 
 PARM, WUDI, MTL = "0412d482", "655e745a", "c0571134"  # short ids in the shipped seeds

@@ -10,9 +10,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from db import rank
-from db.match import match_spans
-from db.query import parse
+from db.search import rerank as rank
+from db.search.highlight import match_spans
+from db.search.query import parse
 from db.text import paper_id
 from tests.db_support import FILE_B, QUERIES, SHIPPED_SEEDS, all_hits, ids
 
@@ -223,7 +223,7 @@ def test_a_whole_word_still_being_typed_counts_once(shipped_library):
 
 
 def test_a_longer_query_keeps_the_number_typed_unless_no_paper_has_it(shipped_library):
-    # a title remembered: the form typed is the paper's own (db.rewrite.PLURAL_TERMS)
+    # a title remembered: the form typed is the paper's own (db.search.rewrite.PLURAL_TERMS)
     found = shipped_library.search("low rank matrix completion")
     assert found.effective_query == "low rank matrix completion"
     assert shipped_library.search("local optima of deep networks").effective_query == (

@@ -13,7 +13,7 @@ import pytest
 import sqlite_utils
 
 from db import Library
-from db.seeds import SeedError, collection_label, is_english_word, parse_file, parse_text
+from db.seeds.read import SeedError, collection_label, is_english_word, parse_file, parse_text
 from db.text import DecodeError, clean, decode, paper_id, repair_hyphenation
 from tests.db_support import FILE_A, FILE_B, SHIPPED_SEEDS, all_hits, first_words
 
@@ -501,8 +501,8 @@ def test_reflowed_seed_file_keeps_every_id(library, seeds_copy, tmp_path):
 ])
 def test_a_hyphenated_description_is_no_name(abstract, name):
     """"CAD-based" describes a method; taken as its name it outranked the paper's own title."""
-    from db.derive import method_name
-    from db.seeds import is_english_word
+    from db.seeds.derive import method_name
+    from db.seeds.read import is_english_word
 
     assert method_name(abstract, is_english_word) == name
 
@@ -522,7 +522,7 @@ def _derivation_texts() -> list[str]:
 def test_the_one_scan_name_search_equals_the_sentence_by_sentence_one():
     """method_name scans the text once for introducing verbs (str.find of their stems in ASCII
     text) instead of once per sentence: the same names, and the same verb matches."""
-    from db import derive
+    from db.seeds import derive
     from db.text import one_line
 
     texts = _derivation_texts()

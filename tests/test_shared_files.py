@@ -89,7 +89,7 @@ def _still_shared(holder: Holder, seeds: Path, data: Path, status: str) -> None:
 
 def _damage_index(data: Path) -> None:
     """Turn the index's pages after the first two to noise (in another process: this one must
-    not open a database file by other means, see db.dbfiles)."""
+    not open a database file by other means, see db.store.files)."""
     code = ("import sqlite3, sys\nfrom pathlib import Path\npath = Path(sys.argv[1])\n"
             "conn = sqlite3.connect(path)\nconn.execute('PRAGMA wal_checkpoint(TRUNCATE)')\n"
             "conn.close()\nwith path.open('r+b') as fh:\n"

@@ -15,11 +15,11 @@ import sqlite_utils
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import db.parsing
-import db.schema
-import db.sync
+import db.index.schema
+import db.index.sync
+import db.seeds.parallel
 from db import Library
-from db.schema import INDEX_VERSION
+from db.index.schema import INDEX_VERSION
 from tests.db_support import FILE_A, FILE_B, all_hits, ids
 
 
@@ -48,13 +48,13 @@ def seed_reads(monkeypatch, seeds_copy):
 def parse_calls(monkeypatch):
     """Counts calls of the seed parser made by sync."""
     calls: list[str] = []
-    original = db.parsing.parse_file
+    original = db.seeds.parallel.parse_file
 
     def counting(path, data, skipped=None):
         calls.append(path.name)
         return original(path, data, skipped)
 
-    monkeypatch.setattr(db.parsing, "parse_file", counting)
+    monkeypatch.setattr(db.seeds.parallel, "parse_file", counting)
     return calls
 
 
@@ -226,7 +226,7 @@ def test_interrupted_sync_leaves_the_previous_index_whole(library, seeds_copy, m
     def crash(*args, **kwargs):
         raise RuntimeError("power cut in the middle of the write")
 
-    monkeypatch.setattr(db.sync, "_update_vocab", crash)  # the last step of apply_changes
+    monkeypatch.setattr(db.index.sync, "_update_vocab", crash)  # the last step of apply_changes
     with pytest.raises(RuntimeError, match="power cut"):
         library.sync()
 
@@ -341,7 +341,7 @@ def _vocabulary_recount(lib: Library) -> dict[str, int]:
     index = sqlite_utils.Database(lib.paths.index)
     for row in index.query("SELECT name, title, coalesce(body, abstract) AS body FROM papers"):
         text = " ".join(v for v in (row["name"], row["title"], row["body"]) if v)
-        for term in db.sync.terms_of(text):
+        for term in db.index.sync.terms_of(text):
             counts[term] = counts.get(term, 0) + 1
     return counts
 
@@ -386,12 +386,12 @@ def test_a_killed_forced_sync_leaves_the_fingerprints(library, seeds_copy, parse
     def die(*args, **kwargs):
         raise KeyboardInterrupt
 
-    real_apply = db.sync.apply_changes
-    monkeypatch.setattr(db.sync, "apply_changes", die)
+    real_apply = db.index.sync.apply_changes
+    monkeypatch.setattr(db.index.sync, "apply_changes", die)
     with pytest.raises(KeyboardInterrupt):
         library.sync(force=True)
     assert len(parse_calls) == 2  # the forced sync did read both files before it died
-    monkeypatch.setattr(db.sync, "apply_changes", real_apply)  # the parse counter stays on
+    monkeypatch.setattr(db.index.sync, "apply_changes", real_apply)  # the parse counter stays on
     parse_calls.clear()
     report = library.sync()
     assert (report.added, report.changed, parse_calls) == (0, 0, [])
@@ -404,7 +404,8 @@ def test_vocabulary_words_of_ascii_text_are_the_regex_words(text):
     without those that contain "_"."""
     from db.text import WORD_RE
 
-    assert db.sync.terms_of(text) == {w for w in WORD_RE.findall(text.casefold()) if "_" not in w}
+    assert db.index.sync.terms_of(text) == {w for w in WORD_RE.findall(text.casefold())
+                                            if "_" not in w}
 
 
 @settings(max_examples=500, deadline=None)
@@ -443,15 +444,15 @@ def test_a_late_rebuild_of_an_old_index_leaves_the_new_one_alone(seeds_copy, dat
     first = Library([seeds_copy], data_dir)
     try:
         assert first.sync().notices[0].startswith("the index was made by another version")
-        real_open = db.schema._open_index
-        late = [db.schema._OtherFormat(10)]  # what the second process read before the rebuild
+        real_open = db.index.schema._open_index
+        late = [db.index.schema._OtherFormat(10)]  # what the second process read before the rebuild
 
         def open_index(path):
             if late:
                 raise late.pop()
             return real_open(path)
 
-        monkeypatch.setattr(db.schema, "_open_index", open_index)
+        monkeypatch.setattr(db.index.schema, "_open_index", open_index)
         with Library([seeds_copy], data_dir) as second:
             assert not late
             assert [h.id for h in all_hits(second)] == [h.id for h in all_hits(first)]

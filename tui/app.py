@@ -24,7 +24,7 @@ from textual.css.query import NoMatches
 from textual.driver import Driver
 from textual.worker import Worker, WorkerState
 
-from db.paths import DataPaths
+from db.store.paths import DataPaths
 from db.text import one_line
 from tui.ascii import AsciiCommandPalette, install_scroll_bars, key_name
 from tui.commands import TriageCommands

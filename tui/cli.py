@@ -18,7 +18,7 @@ import textwrap
 import click
 
 from db import Library, LibraryError
-from db.render import render_plain
+from db.seeds.render import render_plain
 from db.text import one_line
 from tui.cli_export import register as register_export
 from tui.cli_marks import register as register_marks

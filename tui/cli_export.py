@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from db.export import FORMATS
+from db.library.export import FORMATS
 from db.text import one_line
 
 _WORD = "\x00"  # marks a query word that starts with "-" while click parses the options

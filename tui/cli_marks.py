@@ -11,9 +11,9 @@ from pathlib import Path
 
 import click
 
-from db import backup, repair
-from db.dbfiles import refuse_database
-from db.paths import DataPaths, writing
+from db.marks import backup, repair
+from db.store.files import refuse_database
+from db.store.paths import DataPaths, writing
 from db.text import one_line
 
 #: A marks file is read up to this size (every paper of an 87,000-abstract library marked,

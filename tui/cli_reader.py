@@ -12,7 +12,7 @@ import sys
 
 import click
 
-from db.notes import check_note_length
+from db.marks.notes import check_note_length
 from db.text import one_line
 
 

@@ -15,9 +15,9 @@ from collections.abc import Mapping, Sequence
 from rich.style import Style
 from rich.text import Text
 
-from db.match import match_spans
 from db.models import Paper
-from db.render import render_plain, render_segments
+from db.search.highlight import match_spans
+from db.seeds.render import render_plain, render_segments
 from db.text import clean, one_line
 
 #: Mark glyphs: a status is a shape, never colour alone; and the other characters papertray
@@ -123,7 +123,8 @@ def highlighted(text: str, style: str | Style, terms: Sequence[str],
         return out
     marked = base + _as_style(highlight)
     pos = 0
-    for start, end in match_spans(text, terms):  # the index's own idea of a match (db.match)
+    # the index's own idea of a match (db.search.highlight)
+    for start, end in match_spans(text, terms):
         out.append(text[pos:start], base)
         out.append(text[start:end], marked)
         pos = end
@@ -142,11 +143,12 @@ MAX_SHOWN_CHARS = 20_000
 
 def abstract_text(markup: str, terms: Sequence[str], highlight: str | Style,
                   math: str | Style, more: str = "…", ascii_only: bool = False) -> Text:
-    """The abstract rendered by :func:`db.render.render_segments`, with matched words highlighted.
+    """The abstract rendered by :func:`db.seeds.render.render_segments`, with matched words
+    highlighted.
 
     Markdown emphasis becomes bold/italic, LaTeX becomes Unicode (in ``math`` style); paragraph
     breaks are kept, other line breaks become spaces. With ``ascii_only``, LaTeX whose Unicode
-    is not ASCII stays as written (:func:`db.render.render_segments`).
+    is not ASCII stays as written (:func:`db.seeds.render.render_segments`).
     """
     out = Text(end="")
     cut = len(markup) > MAX_SHOWN_CHARS

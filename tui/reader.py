@@ -8,12 +8,12 @@ terminal the reader sits at, also over SSH, where opening a link on the remote b
 
 from __future__ import annotations
 
+from db.marks.notes import MAX_NOTE_CHARS, tag_name
 from db.models import LibraryError, Paper
-from db.notes import MAX_NOTE_CHARS, tag_name
-from db.render import render_plain
-from db.settings import LAYOUTS, Settings, settings_path
+from db.seeds.render import render_plain
 from db.text import one_line
 from tui.editors import TextPrompt
+from tui.settings import LAYOUTS, Settings, settings_path
 from tui.workers import MarkOp
 
 #: Textual breakpoints for each layout: ``auto`` is side by side from this many columns.
@@ -159,7 +159,7 @@ class ReaderTools:
                 return
             said = f"copied the abstract of {one_line(paper.label)} ({len(text):,} characters)"
         else:
-            from db.export import bib_key, bibtex_entry  # the citation's writer, when asked
+            from db.library.export import bib_key, bibtex_entry  # the citation's writer, when asked
 
             text = bibtex_entry(paper, with_abstract=False)
             said = f"copied the BibTeX entry {bib_key(paper)}"

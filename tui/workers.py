@@ -25,9 +25,9 @@ from textual.message import Message
 from textual.worker import get_current_worker
 
 from db import Library, LibraryError, MarkChange, Paper, SearchResult, SyncReport
-from db.match import stem
-from db.render import latex_to_unicode
-from db.sync import SyncCancelled
+from db.index.sync import SyncCancelled
+from db.search.highlight import stem
+from db.seeds.render import latex_to_unicode
 from tui.widgets.results import FOLLOW_CURSOR
 
 

@@ -20,7 +20,7 @@ from textual.message import Message
 from textual.widgets import DataTable, Static
 
 from db.models import Hit
-from db.render import render_plain
+from db.seeds.render import render_plain
 from tui.display import ASCII_GLYPHS, ascii_headline, plain
 
 #: A ``focus`` for :meth:`ResultsTable.show_hits`: the paper under the cursor when the window

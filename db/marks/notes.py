@@ -4,7 +4,7 @@ A paper has at most one note (one line of text) and any number of tags (folded w
 ``moe`` or ``to-cite``). Every change is one short transaction that also appends to
 ``mark_events`` (kinds ``note`` and ``tag``), so ``undo`` takes it back like a mark, and other
 windows see it (the marks file's version grows). The tables are created on opening a marks file
-of an older papertray (``CREATE TABLE IF NOT EXISTS`` in :data:`db.schema.MARKS_DDL`).
+of an older papertray (``CREATE TABLE IF NOT EXISTS`` in :data:`db.index.schema.MARKS_DDL`).
 """
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ import sqlite3
 import unicodedata
 from collections.abc import Iterable
 
-from db.marks import Describe, log_event, next_batch, now
+from db.index.schema import write_transaction
+from db.marks.statuses import Describe, log_event, next_batch, now
 from db.models import LibraryError, MarkChange
-from db.schema import write_transaction
 from db.text import clean, one_line
 
 #: Characters of a note kept (a note is a reminder, not a review; longer text is cut).
@@ -78,7 +78,8 @@ def set_note(conn: sqlite3.Connection, paper_id: str, text: str,
              describe: Describe | None = None) -> list[MarkChange]:
     """Replace the note of ``paper_id`` (an empty ``text`` deletes it); one undoable step.
 
-    ``describe`` (:data:`db.marks.Describe`) gives the paper's text, whose start is kept as its
+    ``describe`` (:data:`db.marks.statuses.Describe`) gives the paper's text, whose start is kept
+    as its
     anchor (:func:`keep_anchor`) so that the note follows an edit of the abstract. Returns
     ``[MarkChange(paper_id, old, new, "note")]``, or ``[]`` when the note is unchanged.
     """
@@ -142,7 +143,7 @@ def write_tag(conn: sqlite3.Connection, paper_id: str, name: str, present: bool,
 def undo_event(conn: sqlite3.Connection, kind: str, paper_id: str, old: str, new: str,
                stamp: str) -> MarkChange:
     """Take back one ``note`` or ``tag`` event inside the caller's transaction (used by
-    :func:`db.marks.undo`); returns the change the undo made."""
+    :func:`db.marks.statuses.undo`); returns the change the undo made."""
     if kind == "note":
         current = note_of(conn, paper_id)
         write_note(conn, paper_id, old, stamp)
@@ -156,12 +157,13 @@ def undo_event(conn: sqlite3.Connection, kind: str, paper_id: str, old: str, new
 
 def keep_anchor(conn: sqlite3.Connection, paper_id: str, describe: Describe | None,
                 text: str | None = None) -> None:
-    """Remember the start of the paper's text (:func:`db.marks.anchor`) and its label in
+    """Remember the start of the paper's text (:func:`db.marks.statuses.anchor`) and its label in
     ``annotation_anchors``, inside the caller's transaction, so that a sync can move the note and
-    tags to the paper's new id when its abstract is edited (:func:`db.marks.reattach`), even
+    tags to the paper's new id when its abstract is edited (:func:`db.marks.statuses.reattach`),
+    even
     when the paper has no mark. ``text``: an anchor to keep when ``describe`` knows no paper
     (an import's record); an anchor already kept is then left as it is."""
-    from db.marks import anchor
+    from db.marks.statuses import anchor
 
     known = describe(paper_id) if describe else None
     if known:

@@ -21,10 +21,10 @@ import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from db import backup
-from db.dbfiles import make_private, quick_check
+from db.index.schema import MARKS_DDL
+from db.marks import backup
 from db.models import LibraryError
-from db.schema import MARKS_DDL
+from db.store.files import make_private, quick_check
 
 #: The tables of the marks file and the columns kept of each (schema.MARKS_DDL), keys first.
 TABLES: dict[str, tuple[str, ...]] = {
@@ -78,7 +78,7 @@ def check(marks: Path) -> str:
     """"ok" when the marks file is sound (or does not exist yet), else what is wrong: the first
     line of ``PRAGMA integrity_check``, which also finds an index that lost rows (a marks file
     is small: 20,000 marks and 87,000 steps of history, 21 MB, are checked in ~80 ms). Reads
-    through SQLite only (:mod:`db.dbfiles`)."""
+    through SQLite only (:mod:`db.store.files`)."""
     if not marks.exists() or (marks.is_file() and marks.stat().st_size == 0):
         return "ok"
     return quick_check(marks, "integrity_check")

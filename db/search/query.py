@@ -15,8 +15,8 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 
+from db.marks.notes import tag_name
 from db.models import LibraryError
-from db.notes import tag_name
 from db.text import clean, join_tokens, search_form
 
 _TOKEN_RE = re.compile(r"[^\W_]+")
@@ -42,11 +42,12 @@ class Term:
     prefix: bool = False
     negated: bool = False
     or_group: int = 0  # terms joined by OR share a group number; 0 = not in a group
-    # other spellings of a one-token term (typo corrections, irregular plurals: db.rewrite)
+    # other spellings of a one-token term (typo corrections, irregular plurals: db.search.rewrite)
     variants: tuple[str, ...] = ()
-    completions: tuple[str, ...] = ()  # whole words a prefix's last token stands for (db.rewrite)
+    # whole words a prefix's last token stands for (db.search.rewrite)
+    completions: tuple[str, ...] = ()
     # the same words written otherwise, as space-separated tokens: "multi task" for "multitask"
-    # and the other way round (db.rewrite.alternatives)
+    # and the other way round (db.search.rewrite.alternatives)
     alternatives: tuple[str, ...] = ()
 
     def fts(self) -> str:
@@ -57,7 +58,8 @@ class Term:
         return self._fts()
 
     def _fts(self) -> str:
-        if self.variants:  # (a prefix's variants are whole words: irregular plurals, db.rewrite)
+        # (a prefix's variants are whole words: irregular plurals, db.search.rewrite)
+        if self.variants:
             star = "*" if self.prefix else ""
             return ("(" + f'"{self.tokens[0]}"{star} OR '
                     + " OR ".join(f'"{t}"' for t in (*self.tokens[1:], *self.variants)) + ")")
@@ -93,7 +95,7 @@ class Query:
     has_code: bool | None = None  # True: has:code; False: -has:code
     within: list[str] = field(default_factory=list)
     not_within: list[str] = field(default_factory=list)  # -in:TEXT
-    tags: list[str] = field(default_factory=list)  # tag:NAME (folded by db.notes.tag_name)
+    tags: list[str] = field(default_factory=list)  # tag:NAME (folded by db.marks.notes.tag_name)
     not_tags: list[str] = field(default_factory=list)  # -tag:NAME
     authors: list[Term] = field(default_factory=list)  # au:NAME, -au:NAME (Term.negated)
     notices: list[str] = field(default_factory=list)

@@ -2,7 +2,8 @@
 typed without their punctuation, compounds written otherwise, irregular plurals, and the words a
 prefix stands for.
 
-Every function changes the :class:`db.query.Query` in place and reads the index (the ``vocab``
+Every function changes the :class:`db.search.query.Query` in place and reads the index (the
+``vocab``
 table of unstemmed words and the FTS5 index), never the marks.
 """
 
@@ -11,9 +12,9 @@ from __future__ import annotations
 import re
 import sqlite3
 
-from db.note_search import in_a_note
-from db.query import Query
-from db.spelling import Vocabulary
+from db.search.notes import in_a_note
+from db.search.query import Query
+from db.search.spelling import Vocabulary
 
 
 def known(conn: sqlite3.Connection, token: str, prefix: bool = False) -> bool:
@@ -142,7 +143,7 @@ def complete(conn: sqlite3.Connection, q: Query) -> None:
     prefix matches anyway are left out: a second match would count twice in bm25. An excluded
     prefix gets them too: "-reinforcem*" drops the papers "reinforcem*" finds; and so does the
     last word of a phrase being typed ("multi-objectiv": "objective", stem "object")."""
-    from db.match import stem
+    from db.search.highlight import stem
 
     for term in q.terms:
         if term.prefix and term.tokens and not term.variants:

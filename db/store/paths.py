@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
-from db.dbfiles import refuse_database
+from db.store.files import refuse_database
 
 INDEX_FILE = "index.sqlite"
 MARKS_FILE = "marks.sqlite"
@@ -52,7 +52,7 @@ def writing(path: Path) -> Iterator[TextIO]:
     or a device (``/dev/stdout``, ``>(gzip > x.gz)``) is written directly — renaming over it
     would put a regular file where the device was. A symlink's target is replaced, not the link.
     Raises OSError, and :class:`~db.models.LibraryError` for a database file of this process
-    (:func:`db.dbfiles.refuse_database`)."""
+    (:func:`db.store.files.refuse_database`)."""
     refuse_database(path, "a file to write")
     try:
         special = not stat.S_ISREG(path.stat().st_mode)

@@ -1,10 +1,11 @@
 """Running a parsed query against the index: bm25 ranking, filters, typo fixes, fallback.
 
 Ranking is FTS5's bm25 with the name/title columns weighted above the abstract
-(:data:`db.schema.BM25_WEIGHTS`). When all words together match fewer than
-:data:`db.rank.HANDFUL` papers, the best partial matches are ranked instead (:mod:`db.rank`)
+(:data:`db.index.schema.BM25_WEIGHTS`). When all words together match fewer than
+:data:`db.search.rerank.HANDFUL` papers, the best partial matches are ranked instead
+(:mod:`db.search.rerank`)
 and the notice says so. Before it runs, the query is rewritten against the index
-(:mod:`db.rewrite`): a word that is not in the index vocabulary is corrected to the nearest
+(:mod:`db.search.rewrite`): a word that is not in the index vocabulary is corrected to the nearest
 words that are, a method name typed without its punctuation (``c3po``) finds the name
 (``C-3PO``), a compound finds its other spelling (``multitask``, ``multi-task``).
 """
@@ -14,12 +15,13 @@ from __future__ import annotations
 import json
 import sqlite3
 
-from db import rank, rewrite
+from db.index.schema import BM25_WEIGHTS
 from db.models import Hit, SearchResult, Source
-from db.note_search import note_match
-from db.query import Query, parse
-from db.schema import BM25_WEIGHTS
-from db.spelling import Vocabulary
+from db.search import rerank as rank
+from db.search import rewrite
+from db.search.notes import note_match
+from db.search.query import Query, parse
+from db.search.spelling import Vocabulary
 
 __all__ = ["Vocabulary", "abstracts", "paper_from_row", "paper_row_sql", "run"]
 
@@ -99,7 +101,8 @@ def _fts_count(conn: sqlite3.Connection, expression: str) -> int:
 
 def _ranked(conn: sqlite3.Connection, q: Query, expression: str | None, limit: int,
             offset: int, matches: list[tuple[int, float]] | None = None) -> tuple[int, list]:
-    """One page of :func:`db.rank.ranked` (given ``matches``, see there) after ``q``'s filters
+    """One page of :func:`db.search.rerank.ranked` (given ``matches``, see there) after ``q``'s
+    filters
     and exclusions."""
     ranked = rank.ranked(conn, q, expression, matches)
     if not ranked:
@@ -157,7 +160,7 @@ def _query(conn: sqlite3.Connection, q: Query, expression: str | None, limit: in
     and exclusions, best bm25 first (seed order on a tie); every paper in seed order when
     ``expression`` is None. ``count``, when given, is the number of papers matching
     ``expression`` alone (:func:`_fts_count`), and ``noted`` the answer of
-    :func:`db.note_search.note_match`, already known to the caller."""
+    :func:`db.search.notes.note_match`, already known to the caller."""
     clauses, params = _where(q)
     joins = "FROM papers p LEFT JOIN m.marks k ON k.paper_id = p.id"
     if expression is None:

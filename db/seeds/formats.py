@@ -24,8 +24,8 @@ from collections import Counter
 from collections.abc import Iterator
 from dataclasses import replace
 
-from db.render import accented
-from db.seeds import Entry, SeedError, abstract_entry, collection_label
+from db.seeds.read import Entry, SeedError, abstract_entry, collection_label
+from db.seeds.render import accented
 from db.text import DecodeError, clean, decode, normalize, one_line
 
 #: gzip-compressed seed files are read up to this many bytes once expanded (a guard against a
@@ -36,7 +36,7 @@ _HEAD_BYTES = 1 << 16
 
 _BIB_START_RE = re.compile(r"\s*(%[^\n]*\n\s*)*@[A-Za-z]+\s*[{(]")
 _LIST_KEYS = ("papers", "hits", "data", "items", "records", "entries", "results", "notes")
-#: BibTeX written by :mod:`db.export` marks a title it made up from name and headline with
+#: BibTeX written by :mod:`db.library.export` marks a title it made up from name and headline with
 #: ``titlesource = {derived}``, so that loading the file back gives the paper no title.
 DERIVED_TITLE_FIELD = "titlesource"
 #: ... and lists the braces without a partner it had to leave out of a title or abstract
@@ -115,7 +115,7 @@ def title_id(title: str) -> str:
     rendered title (first 16 hex digits). A normalized abstract has no line break, so this can
     never equal an abstract's id; rendering first makes ``{BERT}`` and ``BERT``, ``Q\\&A`` and
     ``Q&A`` one title (a BibTeX export and its JSON source give the same id)."""
-    from db.render import render_plain
+    from db.seeds.render import render_plain
 
     key = "title\n" + normalize(render_plain(unbrace(title)))
     return hashlib.sha256(key.encode("utf-8")).hexdigest()[:16]
@@ -355,7 +355,7 @@ def _bib_names(value: str) -> list[str]:
 
 
 def _latex_text(value: str) -> str:
-    from db.render import render_plain
+    from db.seeds.render import render_plain
 
     return render_plain(value).replace("{", "").replace("}", "")
 

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from db.seeds import Entry, SeedError, parse_file, warm_up
+from db.seeds.read import Entry, SeedError, parse_file, warm_up
 
 if TYPE_CHECKING:
     from multiprocessing.context import BaseContext
@@ -63,7 +63,7 @@ def parse_files(files: list[tuple[Path, bytes]], prepare: Callable[[list[Entry]]
 
     Closing the iterator early (a sync cancelled between two files) drops the files not yet
     parsed. Each item of ``files`` is emptied (``(path, b"")``) once the file is parsed: a
-    caller that writes each file as it comes (db.sync) does not hold every file's bytes to the
+    caller that writes each file as it comes (db.index.sync) does not hold every file's bytes to the
     end (87k abstracts: 90 MB).
     """
     size = sum(len(data) for _, data in files)

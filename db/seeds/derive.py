@@ -11,7 +11,7 @@ import re
 import unicodedata
 from collections.abc import Callable, Iterator
 
-from db.render import render_plain
+from db.seeds.render import render_plain
 from db.text import NOT_WORD_BYTES, iter_sentences, one_line, sentence_spans
 
 _URL_RE = re.compile(r"https?://[^\s<>\"'`{}\[\]]+", re.IGNORECASE)

@@ -15,7 +15,7 @@ from dataclasses import dataclass, fields
 from functools import lru_cache
 from pathlib import Path
 
-from db.dbfiles import database_of
+from db.store.files import database_of
 from db.text import DecodeError, clean, decode, paper_id, repair_hyphenation, single_spaced
 
 #: File endings read as seed files. Other files in a seed folder are ignored (a README, say).
@@ -57,7 +57,7 @@ class Entry:
     year: int | None = None
     venue: str | None = None
     #: True when the record came from a format with fields (JSON, CSV, BibTeX): its title,
-    #: authors, year, venue and links then win over a text seed's for the same paper (db.sync)
+    #: authors, year, venue and links then win over a text seed's for the same paper (db.index.sync)
     rich: bool = False
 
     def __reduce__(self) -> tuple:
@@ -72,9 +72,9 @@ _entry_fields = operator.attrgetter(*(f.name for f in fields(Entry)))
 
 def shipped_seeds() -> Path:
     """The folder of seed files shipped with papertray (inside the wheel, or the checkout's)."""
-    here = Path(__file__).resolve().parent
-    packaged = here / "shipped_seeds"
-    return packaged if packaged.is_dir() else here.parent / "seeds"
+    package = Path(__file__).resolve().parents[1]  # db/ (pyproject: seeds/ -> db/shipped_seeds)
+    packaged = package / "shipped_seeds"
+    return packaged if packaged.is_dir() else package.parent / "seeds"
 
 
 @dataclass(slots=True)
@@ -176,9 +176,9 @@ def parse_text(text: str, fallback_label: str) -> tuple[str, list[Entry]]:
 
 def abstract_entry(abstract: str, position: int, collection: str) -> Entry:
     """The entry of one abstract with its derived fields (name, headline, links); the other
-    formats (:mod:`db.formats`) start from this and add the fields their records carry."""
+    formats (:mod:`db.seeds.formats`) start from this and add the fields their records carry."""
     # imported here: a command that finds nothing to parse (the usual case) never pays for them
-    from db.derive import code_url, headline, method_name, urls
+    from db.seeds.derive import code_url, headline, method_name, urls
 
     source = single_spaced(abstract)
     markup = repair_hyphenation(source, is_english_word)
@@ -200,12 +200,12 @@ def abstract_entry(abstract: str, position: int, collection: str) -> Entry:
 def parse_file(path: Path, data: bytes,
                skipped: list[str] | None = None) -> tuple[str, list[Entry]]:
     """Parse one seed file's bytes: plain text, or JSON, JSON Lines, CSV/TSV or BibTeX (told
-    by the ending, else by the content; gzip-compressed too; see :mod:`db.formats`).
+    by the ending, else by the content; gzip-compressed too; see :mod:`db.seeds.formats`).
 
     Raises :class:`SeedError` (status and one-line reason). Records of a structured file that
     cannot be a paper (no title and no abstract) are left out and described in ``skipped``.
     """
-    from db import formats
+    from db.seeds import formats
 
     name = path.name.lower()
     skipped = skipped if skipped is not None else []
@@ -272,7 +272,7 @@ def _dictionary() -> frozenset[str]:
 def warm_up() -> None:
     """Load what parsing needs (the derive module, the dictionary) now rather than at the first
     abstract: worker processes forked afterwards share it."""
-    import db.derive  # noqa: F401
+    import db.seeds.derive  # noqa: F401
 
     _dictionary()
 

@@ -16,19 +16,19 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-from db import marks as marks_db
-from db import notes as notes_db
-from db import sync as sync_db
-from db.backup import maybe_backup
-from db.dbfiles import quick_check
+from db.index import sync as sync_db
+from db.index.schema import _move_aside, connect, write_transaction
+from db.marks import notes as notes_db
+from db.marks import statuses as marks_db
+from db.marks.backup import maybe_backup
 from db.models import STATUSES, LibraryError, MarkChange, Paper, SearchResult, SyncReport
-from db.paths import DataPaths
-from db.schema import _move_aside, connect, write_transaction
-from db.seeds import discover, shipped_seeds
+from db.seeds.read import discover, shipped_seeds
+from db.store.files import quick_check
+from db.store.paths import DataPaths
 
 if TYPE_CHECKING:  # imported by the commands that need them (a warm `stats` needs neither)
-    from db import marks_io
-    from db.spelling import Vocabulary
+    from db.marks import transfer as marks_io
+    from db.search.spelling import Vocabulary
 
 DEFAULT_LIMIT = 200
 EXPORT_PAGE = 5000  # papers per query page while exporting
@@ -38,14 +38,14 @@ EXPORT_PAGE = 5000  # papers per query page while exporting
 def _search():
     """:mod:`db.search`, imported with the first search: ranking, spelling and the query
     rewriting cost a warm ``papertray stats`` ~20 ms of imports it does not use."""
-    from db import search
+    from db.search import run as search
 
     return search
 
 
 def _similar():
-    """:mod:`db.similar` (which imports :mod:`db.search`), as :func:`_search`."""
-    from db import similar
+    """:mod:`db.search.similar` (which imports :mod:`db.search`), as :func:`_search`."""
+    from db.search import similar
 
     return similar
 
@@ -113,7 +113,7 @@ class Library:
     """A reader's library: seed files, their index, and the reader's marks.
 
     ``seeds`` are folders or files (default :func:`default_seed_paths`); ``data_dir`` holds both
-    database files (default: platformdirs, see :class:`db.paths.DataPaths`). Opening does not
+    database files (default: platformdirs, see :class:`db.store.paths.DataPaths`). Opening does not
     sync; call :meth:`sync` (the CLI does at every command, the browser in the background).
     Raises :class:`LibraryError` when the data folder or the marks file cannot be used.
     ``check_marks`` checks the marks file first and rebuilds it if it is damaged (the browser
@@ -142,9 +142,9 @@ class Library:
         self.opening_backup = maybe_backup(lease.marks, self.paths.marks)
 
     def _check_marks(self) -> None:
-        """Check the marks file (:func:`db.repair.check`); a damaged one is rebuilt
-        (:func:`db.repair.repair`) before anything opens it."""
-        from db import repair
+        """Check the marks file (:func:`db.marks.repair.check`); a damaged one is rebuilt
+        (:func:`db.marks.repair.repair`) before anything opens it."""
+        from db.marks import repair
 
         damage = repair.check(self.paths.marks)
         if damage == "ok":
@@ -288,7 +288,7 @@ class Library:
         orphan_ids += [row[0] for row in self.orphan_annotations()]
         if not orphan_ids:
             return 0
-        from db.refind import Finder
+        from db.marks.refind import Finder
 
         conn = self._index()
         candidates = {}
@@ -352,7 +352,8 @@ class Library:
     def similar(self, paper_id: str, status: str | None = None, limit: int = DEFAULT_LIMIT,
                 offset: int = 0) -> SearchResult:
         """The papers most like ``paper_id`` (an id or unique prefix), best first, without it:
-        bm25 over its most distinctive words (:mod:`db.similar`). ``status`` filters the hits.
+        bm25 over its most distinctive words (:mod:`db.search.similar`). ``status`` filters the
+        hits.
         Raises :class:`LibraryError` for an unknown id or status."""
         if status not in (None, *STATUSES):
             raise LibraryError(f"unknown status {status!r}: use new, to-read or read")
@@ -362,7 +363,7 @@ class Library:
 
     @_recovering
     def like_to_read(self, limit: int = DEFAULT_LIMIT, offset: int = 0) -> SearchResult:
-        """New papers ranked by likeness to all to-read papers together (:mod:`db.similar`);
+        """New papers ranked by likeness to all to-read papers together (:mod:`db.search.similar`);
         no hits, with a notice, when nothing is to-read."""
         return _similar().like_to_read(self._index(), max(0, min(int(limit), 10_000)),
                                        max(0, int(offset)))
@@ -370,9 +371,9 @@ class Library:
                  marks: tuple[str, str] = ("**", "**")) -> dict[str, str]:
         """One line of each paper's abstract (rendered plain) around its matches of ``terms``
         (:attr:`SearchResult.terms`), each match wrapped in ``marks``; see
-        :func:`db.match.snippet`. Unknown ids are left out."""
-        from db.match import snippet
-        from db.render import render_plain
+        :func:`db.search.highlight.snippet`. Unknown ids are left out."""
+        from db.search.highlight import snippet
+        from db.seeds.render import render_plain
 
         return {pid: snippet(render_plain(abstract), terms, marks)
                 for pid, abstract in _search().abstracts(self._index(), ids).items()}
@@ -422,9 +423,10 @@ class Library:
                 return
 
     def export(self, query: str, status: str | None, fmt: str, out: TextIO) -> int:
-        """Write the papers ``query`` finds to ``out`` in ``fmt`` (:data:`db.export.FORMATS`);
+        """Write the papers ``query`` finds to ``out`` in ``fmt``
+        (:data:`db.library.export.FORMATS`);
         returns how many. Raises ValueError for an unknown format."""
-        from db import export
+        from db.library import export
 
         return export.write(self.papers(query, status), fmt, out, query)
 
@@ -432,12 +434,12 @@ class Library:
                     fmt: str | None = None) -> int:
         """:meth:`export` into ``path`` (format from its ending when ``fmt`` is None, else
         Markdown). Written to a temporary file first and renamed, so a failed export never
-        leaves half a file (a pipe or device is written directly: :func:`db.paths.writing`).
+        leaves half a file (a pipe or device is written directly: :func:`db.store.paths.writing`).
         Raises OSError when the file cannot be written."""
-        from db import export
+        from db.library import export
 
         fmt = fmt or next((f for f, end in export.FORMATS.items() if path.suffix == end), "md")
-        from db.paths import writing
+        from db.store.paths import writing
 
         with writing(path) as out:
             return self.export(query, status, fmt, out)
@@ -448,7 +450,7 @@ class Library:
         file (the browser's export); returns the path and how many papers. Raises OSError."""
         from datetime import UTC, datetime
 
-        from db.export import FORMATS
+        from db.library.export import FORMATS
 
         folder = self.paths.marks.parent / "exports"
         folder.mkdir(mode=0o700, exist_ok=True)
@@ -567,7 +569,8 @@ class Library:
         return self._marks().execute("SELECT coalesce(max(seq), 0) FROM mark_events").fetchone()[0]
 
     def backup_marks(self, force: bool = False) -> Path | None:
-        """Back up the marks file if one is due (or now, with ``force``); see :mod:`db.backup`.
+        """Back up the marks file if one is due (or now, with ``force``); see
+        :mod:`db.marks.backup`.
 
         Returns the backup's path, or None when none was due or it could not be written."""
         return maybe_backup(self._marks(), self.paths.marks, force=force)
@@ -580,14 +583,14 @@ class Library:
     def set_note(self, paper_id: str, text: str) -> list[MarkChange]:
         """Replace the note of a paper (id or unique prefix; "" deletes it) in one undoable
         step; returns ``[MarkChange(id, old, new, "note")]`` or ``[]`` when unchanged. Notes are
-        one line of at most :data:`db.notes.MAX_NOTE_CHARS`. Raises :class:`LibraryError`."""
+        one line of at most :data:`db.marks.notes.MAX_NOTE_CHARS`. Raises :class:`LibraryError`."""
         return notes_db.set_note(self._marks(), self.resolve(paper_id), text, self._describe)
 
     def tag(self, ids: Iterable[str], tags: Iterable[str],
             remove: bool = False) -> list[MarkChange]:
         """Add ``tags`` to the papers (ids or unique prefixes), or remove them, in one undoable
         step; returns one change per tag added or removed. Tags are folded
-        (:func:`db.notes.tag_name`). Raises :class:`LibraryError` for an unknown id or a bad
+        (:func:`db.marks.notes.tag_name`). Raises :class:`LibraryError` for an unknown id or a bad
         tag."""
         full = [self.resolve(i) for i in ids]
         return notes_db.change_tags(self._marks(), full, tags, remove, self._describe)
@@ -606,8 +609,8 @@ class Library:
 
     def export_marks(self) -> dict:
         """Every mark (and reset to new) as the JSON data of a marks file; see
-        :func:`db.marks_io.export_marks`."""
-        from db import marks_io
+        :func:`db.marks.transfer.export_marks`."""
+        from db.marks import transfer as marks_io
 
         return marks_io.export_marks(self._index())
 
@@ -615,8 +618,8 @@ class Library:
         """Merge a marks file's bytes into the marks (newer time wins per paper; unknown ids
         re-attached by text or kept as orphans); one undoable step. Raises
         :class:`LibraryError` (one line) when ``data`` is no marks file."""
-        from db import marks_io
-        from db.refind import Finder
+        from db.marks import transfer as marks_io
+        from db.marks.refind import Finder
 
         records, annotations = marks_io.read_file(data)
         finder = Finder(self._index(), None, marks_db.anchor, marks_db.REATTACH_MIN_RATIO)

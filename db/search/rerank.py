@@ -32,9 +32,9 @@ import sqlite3
 from dataclasses import dataclass
 from itertools import compress, count
 
-from db.match import stem
-from db.query import Query
-from db.schema import BM25_WEIGHTS
+from db.index.schema import BM25_WEIGHTS
+from db.search.highlight import stem
+from db.search.query import Query
 
 HANDFUL = 5  # fewer papers than this with all the words → rank the best partial matches
 SMALL_LIBRARY = 1000  # papers; in a smaller library a handful is most of what a word matches
@@ -110,7 +110,7 @@ def ranked(conn: sqlite3.Connection, q: Query, expression: str | None = None,
     the best partial matches (candidates from the rarest words). Ties keep the candidates' order.
 
     ``matches``, when the caller already has them, is every match of ``expression`` as
-    ``(rowid, bm25 score)`` in any order (``db.search._best_matches`` of a query with at most
+    ``(rowid, bm25 score)`` in any order (``db.search.run._best_matches`` of a query with at most
     :data:`CANDIDATES` matches): the candidates are then taken from it instead of a second bm25
     pass over the index, the same list (87k papers: 1.6-4.5 ms saved on a 3-word query).
 

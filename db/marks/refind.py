@@ -1,9 +1,10 @@
 """Finding a paper again by its text: the matcher that re-attaches marks, notes and tags.
 
 A mark (or a note, or tags) remembers the normalized start of its paper's abstract
-(:func:`db.marks.anchor`). When the paper's id is gone (its abstract was edited, or the record
+(:func:`db.marks.statuses.anchor`). When the paper's id is gone (its abstract was edited, or the
+record
 comes from another machine's seed files), the paper whose anchor is nearly the same (rapidfuzz
-ratio >= :data:`db.marks.REATTACH_MIN_RATIO`) takes it over.
+ratio >= :data:`db.marks.statuses.REATTACH_MIN_RATIO`) takes it over.
 
 Comparing one anchor with every paper's cost ~3 ms per 1,000 papers (300 unknown marks against
 9,339 papers: 27 s). So the comparison runs on a few candidates only: an anchor equal to a
@@ -18,7 +19,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable
 
-from db.schema import BM25_WEIGHTS
+from db.index.schema import BM25_WEIGHTS
 
 #: The anchor's rarest words (by the index's document frequency) that make the FTS query.
 QUERY_WORDS = 8
@@ -35,7 +36,7 @@ class Finder:
 
     ``index``: a connection to the index. ``pool``: ``{paper_id: anchor}`` of the papers that may
     be found (the ones a sync added), or None for every paper in the index (read lazily, and
-    only for anchors the index cannot narrow down). ``anchor_of``: :func:`db.marks.anchor`.
+    only for anchors the index cannot narrow down). ``anchor_of``: :func:`db.marks.statuses.anchor`.
     Each paper is found at most once (:meth:`take`), so two orphans never land on one paper.
     """
 
@@ -81,7 +82,7 @@ class Finder:
                     self._exact.setdefault(text, pid)
             found = self._exact.get(anchor)
             return found if found and found not in self.taken else None
-        from db.marks import ANCHOR_CHARS
+        from db.marks.statuses import ANCHOR_CHARS
         from db.text import paper_id
 
         if len(anchor) >= ANCHOR_CHARS:  # a cut anchor is not the whole abstract
@@ -96,7 +97,7 @@ class Finder:
     def _candidates(self, anchor: str) -> dict[str, str] | None:
         """``{id: anchor}`` of the papers the index ranks best for the anchor's rarest words,
         or None when the anchor has too few words the index knows."""
-        from db.query import tokens
+        from db.search.query import tokens
 
         found = tokens(anchor)
         words = list(dict.fromkeys(t for t in found if len(t) > 1))

@@ -13,9 +13,9 @@ import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
-from db.dbfiles import BUSY_TIMEOUT_S, looks_like_sqlite, make_private, quick_check, register
 from db.models import LibraryError
-from db.paths import DataPaths
+from db.store.files import BUSY_TIMEOUT_S, looks_like_sqlite, make_private, quick_check, register
+from db.store.paths import DataPaths
 
 #: Bump when the index's tables change; an index of another version is rebuilt from the seeds.
 INDEX_VERSION = 11  # 4: papers.body, the FTS column that splits CJK text (db.text.split_cjk)
@@ -44,13 +44,13 @@ INDEX_PAGE_SIZE = 16384
 # a paper by Niki Parmar above the paper named PARM.
 BM25_WEIGHTS = (1.0, 8.0, 8.0, 2.0)
 
-# (its own statement: a bulk load drops it and indexes the new rows at once, db.sync)
+# (its own statement: a bulk load drops it and indexes the new rows at once, db.index.sync)
 PAPERS_AI_TRIGGER = """CREATE TRIGGER IF NOT EXISTS papers_ai AFTER INSERT ON papers BEGIN
     INSERT INTO papers_fts(rowid, body, name, title, authors)
     VALUES (new.rowid, coalesce(new.body, new.abstract), new.name, new.title, new.authors);
 END"""
 
-#: The secondary indexes of the index file. A bulk load (db.sync) drops them and builds them
+#: The secondary indexes of the index file. A bulk load (db.index.sync) drops them and builds them
 #: again after its inserts: one sort each instead of a B-tree insert per row in random order.
 BULK_INDEXES = {
     "papers_id": "CREATE UNIQUE INDEX IF NOT EXISTS papers_id ON papers(id)",
@@ -91,11 +91,12 @@ CREATE TABLE IF NOT EXISTS papers (
 {";".join(BULK_INDEXES[k] for k in ("papers_id", "papers_seed_order", "papers_collection"))};
 CREATE TABLE IF NOT EXISTS sources (
     file TEXT NOT NULL, position INTEGER NOT NULL, paper_id TEXT NOT NULL,
-    meta TEXT,                      -- JSON fields of a structured seed's record (db.sync), or NULL
+    meta TEXT,                      -- JSON fields of a structured seed's record (db.index.sync),
+    or NULL
     PRIMARY KEY (file, position)
 ) WITHOUT ROWID;
 {BULK_INDEXES["sources_paper"]};
--- the papers with more than one source (db.sync keeps it): any other paper's one source is
+-- the papers with more than one source (db.index.sync keeps it): any other paper's one source is
 -- papers.first_file/first_pos, so a page of hits looks up the sources of these alone
 CREATE TABLE IF NOT EXISTS multi_sources (paper_id TEXT PRIMARY KEY) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS vocab (term TEXT PRIMARY KEY, df INTEGER NOT NULL) WITHOUT ROWID;
@@ -143,22 +144,22 @@ CREATE TABLE IF NOT EXISTS mark_events (   -- append-only history; undo reads it
 -- added after the first release: created on opening an older marks file (IF NOT EXISTS)
 CREATE TABLE IF NOT EXISTS notes (
     paper_id TEXT PRIMARY KEY,
-    text TEXT NOT NULL,             -- one line, at most db.notes.MAX_NOTE_CHARS
+    text TEXT NOT NULL,             -- one line, at most db.marks.notes.MAX_NOTE_CHARS
     updated_at TEXT NOT NULL
 );
 CREATE TABLE IF NOT EXISTS tags (
     paper_id TEXT NOT NULL,
-    tag TEXT NOT NULL,              -- folded: db.notes.tag_name()
+    tag TEXT NOT NULL,              -- folded: db.marks.notes.tag_name()
     added_at TEXT NOT NULL,
     PRIMARY KEY (paper_id, tag)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS tags_by_tag ON tags(tag);
--- the start of the text of each paper with a note or tags (db.notes.keep_anchor), by which a
+-- the start of the text of each paper with a note or tags (db.marks.notes.keep_anchor), by which a
 -- sync moves them to the paper's new id after an edit of its abstract, as it moves marks
 CREATE TABLE IF NOT EXISTS annotation_anchors (
     paper_id TEXT PRIMARY KEY,
     label TEXT,                     -- the paper's name or headline, for people reading orphans
-    anchor TEXT NOT NULL            -- db.marks.anchor() of the abstract (or title)
+    anchor TEXT NOT NULL            -- db.marks.statuses.anchor() of the abstract (or title)
 );
 """
 
@@ -246,7 +247,7 @@ def begin_index_write(conn: sqlite3.Connection) -> None:
 
 def _connect(path: Path) -> sqlite3.Connection:
     # check_same_thread=False: a connection is used by one thread at a time, but a thread that
-    # ended hands its connections on to the next one (db.api), and close() runs anywhere
+    # ended hands its connections on to the next one (db.library.api), and close() runs anywhere
     conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None,
                            check_same_thread=False)
     conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
@@ -341,7 +342,7 @@ def open_marks(path: Path) -> sqlite3.Connection:
     An empty marks file is new only when there is nothing to lose: with no write-ahead log
     beside it and backups of it around, it was truncated, and it is refused like a damaged one.
     """
-    from db.backup import backups
+    from db.marks.backup import backups
 
     wal = Path(str(path) + "-wal")
     if (path.is_file() and path.stat().st_size == 0
@@ -372,7 +373,7 @@ def open_marks(path: Path) -> sqlite3.Connection:
 
 
 def _restore_hint(path: Path) -> str:
-    from db.backup import backups
+    from db.marks.backup import backups
 
     found = backups(path)
     if found:
@@ -385,7 +386,7 @@ def _restore_hint(path: Path) -> str:
 
 def _move_aside(path: Path) -> Path:
     """Set a damaged index aside; only the newest such copy is kept (each can be large)."""
-    from db.backup import set_aside
+    from db.marks.backup import set_aside
 
     moved = set_aside(path, "broken")
     keep = {moved.name + suffix for suffix in ("", "-wal", "-shm")}

@@ -2,16 +2,19 @@
 
 The file (``papertray marks export``) holds every mark with its paper id, status and time, and
 enough of the paper to find it when ids differ (another version of a seed file): its title or
-name and the normalized start of its abstract (:func:`db.marks.anchor`). A paper set back to
+name and the normalized start of its abstract (:func:`db.marks.statuses.anchor`). A paper set back
+to
 *new* is written too (status ``new``, from the history), so that the reset travels as well.
 
 Merging (``papertray marks import``): per paper, the newer ``updated_at`` wins; on a tie the
 marks here are kept, so a second import of the same file changes nothing. A mark whose id is
 not in the index is re-attached to the paper whose text it matches (rapidfuzz ratio >=
-:data:`db.marks.REATTACH_MIN_RATIO`, as a sync does), else kept as an orphan — never dropped.
+:data:`db.marks.statuses.REATTACH_MIN_RATIO`, as a sync does), else kept as an orphan — never
+dropped.
 Every change is one ``mark`` batch in ``mark_events``: ``papertray undo`` undoes an import.
 
-Notes and tags (:mod:`db.notes`) travel in the same file, under ``annotations``: a note is merged
+Notes and tags (:mod:`db.marks.notes`) travel in the same file, under ``annotations``: a note is
+merged
 like a mark (the newer note wins; an empty note from the other side never erases one here), tags
 are merged as a union (a tag removed on one machine is not removed on the other by an import).
 """
@@ -26,14 +29,14 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
-from db import notes as notes_db
-from db.marks import ANCHOR_CHARS, Describe, log_event, next_batch, now, status_of
+from db.index.schema import write_transaction
+from db.marks import notes as notes_db
+from db.marks.statuses import ANCHOR_CHARS, Describe, log_event, next_batch, now, status_of
 from db.models import LibraryError, MarkChange
-from db.schema import write_transaction
 from db.text import one_line
 
 if TYPE_CHECKING:
-    from db.refind import Finder
+    from db.marks.refind import Finder
 
 FORMAT = "papertray-marks"
 VERSION = 1
@@ -104,7 +107,7 @@ def export_marks(index: sqlite3.Connection) -> dict:
 
 
 def _export_annotations(index: sqlite3.Connection) -> list[dict]:
-    from db.marks import anchor
+    from db.marks.statuses import anchor
 
     found = []
     for item in notes_db.annotations(index, schema="m."):
@@ -168,7 +171,7 @@ def import_marks(conn: sqlite3.Connection, records: list, known: Callable[[str],
     """Merge exported ``records`` (and ``annotations``: notes and tags) into the marks file
     (``conn``) in one transaction and one undoable batch.
 
-    ``known(id)`` tells whether the index has a paper; ``finder`` (:class:`db.refind.Finder`
+    ``known(id)`` tells whether the index has a paper; ``finder`` (:class:`db.marks.refind.Finder`
     over the whole index) finds a paper by a record's anchor; ``describe`` gives a paper's text
     for the anchor kept with its notes and tags. Returns what changed; see the module.
     """

@@ -1,6 +1,7 @@
 """Export papers: a Markdown checklist, CSV, JSON or BibTeX, from one query's papers.
 
-JSON and BibTeX load back as seed files (:mod:`db.formats`) into the same papers: the abstract is
+JSON and BibTeX load back as seed files (:mod:`db.seeds.formats`) into the same papers: the
+abstract is
 written as it stands in the seed file (``abstract_source``), so its id is the same, and a paper
 known by its title alone keeps its title, whose id it is. A title that BibTeX needs but the paper
 does not have (name and headline) is marked ``titlesource = {derived}`` and left out on loading.
@@ -45,7 +46,7 @@ def venue_year(paper: Paper) -> tuple[str | None, int | None]:
 
 
 def _label(paper: Paper) -> str:
-    from db.render import render_plain
+    from db.seeds.render import render_plain
 
     return render_plain(paper.title) if paper.title else paper.name or paper.headline
 
@@ -104,9 +105,9 @@ def _bibtex(papers: Iterable[Paper], out: TextIO, query: str) -> int:
 
 def bibtex_entry(p: Paper, with_abstract: bool = True) -> str:
     """One BibTeX entry (text ending in a newline): ``@inproceedings`` when the venue is known,
-    else ``@misc``; key from :func:`bib_key`. Loads back as the same paper (:mod:`db.formats`)
+    else ``@misc``; key from :func:`bib_key`. Loads back as the same paper (:mod:`db.seeds.formats`)
     when ``with_abstract``; the browser's copied citation leaves the abstract out."""
-    from db.formats import BRACES_FIELD, DERIVED_TITLE_FIELD  # BibTeX's reader: its names
+    from db.seeds.formats import BRACES_FIELD, DERIVED_TITLE_FIELD  # BibTeX's reader: its names
 
     venue, year = venue_year(p)
     links = [u for u in p.urls if u != p.code_url]
@@ -161,7 +162,7 @@ def _unpaired(value: str) -> list[str]:
 def _braced(value: str) -> str:
     """``value`` safe inside BibTeX braces: one line, and a brace without its partner left out
     (BibTeX has no escape for one: a headline cut inside ``\\emph{...}`` would break the entry).
-    :data:`db.formats.BRACES_FIELD` says where they were in a title or abstract."""
+    :data:`db.seeds.formats.BRACES_FIELD` says where they were in a title or abstract."""
     value = " ".join(value.split())
     drop = {int(spot[:-1]) for spot in _unpaired(value)}
     return "".join(ch for i, ch in enumerate(value) if i not in drop) if drop else value

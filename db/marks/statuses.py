@@ -12,12 +12,12 @@ from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
+from db.index.schema import write_transaction
 from db.models import LibraryError, MarkChange
-from db.schema import write_transaction
 from db.text import normalize
 
 if TYPE_CHECKING:
-    from db.refind import Finder
+    from db.marks.refind import Finder
 
 #: rapidfuzz ratio (0-100) above which an orphaned mark moves to a new abstract. A fixed typo or
 #: a changed link keeps an abstract above 95; two different papers score far below 70.
@@ -101,7 +101,7 @@ def undo(conn: sqlite3.Connection, describe: Describe) -> list[MarkChange]:
     Returns the changes made by the undo (empty when there is nothing to undo). Marks that were
     re-attached to an edited paper are undone on the paper they now belong to.
     """
-    from db import notes
+    from db.marks import notes
 
     with write_transaction(conn):
         row = conn.execute(
@@ -142,7 +142,7 @@ def _current_id(conn: sqlite3.Connection, paper_id: str) -> str:
 
 def reattach(conn: sqlite3.Connection, orphan_ids: list[str], finder: Finder) -> int:
     """Move orphaned marks, notes and tags to near-identical new papers (rapidfuzz ratio >=
-    REATTACH_MIN_RATIO, found by ``finder``: :class:`db.refind.Finder` over the papers a sync
+    REATTACH_MIN_RATIO, found by ``finder``: :class:`db.marks.refind.Finder` over the papers a sync
     just added).
 
     ``orphan_ids`` are papers the index no longer has that have a mark, a note or tags. A mark
@@ -154,7 +154,7 @@ def reattach(conn: sqlite3.Connection, orphan_ids: list[str], finder: Finder) ->
     """
     if not orphan_ids:
         return 0
-    from db import notes
+    from db.marks import notes
 
     wanted = set(orphan_ids)
     statuses: dict[str, tuple[str, str | None]] = {}

@@ -19,16 +19,16 @@ from dataclasses import dataclass, replace
 from itertools import chain
 from pathlib import Path
 
-from db.models import FileReport, SyncReport
-from db.parsing import parse_files
-from db.schema import (
+from db.index.schema import (
     BULK_INDEXES,
     BUSY_TIMEOUT_MS,
     PAPERS_AI_TRIGGER,
     begin_index_write,
     write_transaction,
 )
-from db.seeds import Entry, cache_dictionary_in, discover
+from db.models import FileReport, SyncReport
+from db.seeds.parallel import parse_files
+from db.seeds.read import Entry, cache_dictionary_in, discover
 from db.text import NOT_WORD_BYTES, WORD_RE, clean, fold, non_ascii_pieces, search_form
 
 #: Called as ``progress(done, total)`` with counts of seed files read so far. It may raise
@@ -447,7 +447,7 @@ def prepare_file(entries: list[Entry]) -> tuple[list[tuple], Counter[str]]:
     """:func:`prepare` of each entry, and the file's vocabulary: term → papers of this file
     that have it (a paper twice in the file counts once).
 
-    Runs where the entries were parsed (a worker process on a large sync, see db.parsing), so
+    Runs where the entries were parsed (a worker process on a large sync, see db.seeds.parallel), so
     that the calling process adds up ~50 counters (~25,000 words each) instead of counting
     every paper's ~110 words (12 µs a paper).
     """
@@ -703,7 +703,7 @@ def _with_fields(entry: Entry, fields: dict | None) -> Entry:
         # a title-only paper (no abstract) always has a structured source
         if not entry.rich or not entry.abstract_source:
             return entry
-        from db.seeds import abstract_entry
+        from db.seeds.read import abstract_entry
 
         return abstract_entry(entry.abstract_source, entry.position, entry.collection)
     return replace(entry, title=fields["title"], authors=tuple(fields["authors"]),

@@ -1,0 +1,1 @@
+"""The façade both front ends use (:class:`Library`), and exports of papers."""
