@@ -91,8 +91,7 @@ CREATE TABLE IF NOT EXISTS papers (
 {";".join(BULK_INDEXES[k] for k in ("papers_id", "papers_seed_order", "papers_collection"))};
 CREATE TABLE IF NOT EXISTS sources (
     file TEXT NOT NULL, position INTEGER NOT NULL, paper_id TEXT NOT NULL,
-    meta TEXT,                      -- JSON fields of a structured seed's record (db.index.sync),
-    or NULL
+    meta TEXT,                      -- JSON of a structured seed's record's fields, or NULL
     PRIMARY KEY (file, position)
 ) WITHOUT ROWID;
 {BULK_INDEXES["sources_paper"]};
