@@ -18,6 +18,7 @@ import db.index.schema
 import db.index.sync
 import db.seeds.parallel
 import db.seeds.read
+import db.store.sqlite
 from db import Library
 from db.index.sync import SyncCancelled
 from tests.db_support import FILE_A, FILE_B, all_hits, copy_seeds, ids
@@ -415,7 +416,7 @@ def test_a_first_build_does_not_wait_for_a_busy_lock(seeds_copy, tmp_path, monke
         report = db.index.sync.SyncReport()
         assert db.index.sync._first_build(conn, [seeds_copy], False, None, report) is None
         assert time.perf_counter() - started < 2  # no busy wait
-        assert conn.execute("PRAGMA busy_timeout").fetchone()[0] == db.index.schema.BUSY_TIMEOUT_MS
+        assert conn.execute("PRAGMA busy_timeout").fetchone()[0] == db.store.sqlite.BUSY_TIMEOUT_MS
         other.execute("ROLLBACK")
         other.close()
         assert lib.sync().added == 35

@@ -444,7 +444,7 @@ def test_a_late_rebuild_of_an_old_index_leaves_the_new_one_alone(seeds_copy, dat
     first = Library([seeds_copy], data_dir)
     try:
         assert first.sync().notices[0].startswith("the index was made by another version")
-        real_open = db.index.schema._open_index
+        real_open = db.index.schema._open
         late = [db.index.schema._OtherFormat(10)]  # what the second process read before the rebuild
 
         def open_index(path):
@@ -452,7 +452,7 @@ def test_a_late_rebuild_of_an_old_index_leaves_the_new_one_alone(seeds_copy, dat
                 raise late.pop()
             return real_open(path)
 
-        monkeypatch.setattr(db.index.schema, "_open_index", open_index)
+        monkeypatch.setattr(db.index.schema, "_open", open_index)
         with Library([seeds_copy], data_dir) as second:
             assert not late
             assert [h.id for h in all_hits(second)] == [h.id for h in all_hits(first)]

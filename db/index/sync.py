@@ -21,14 +21,13 @@ from pathlib import Path
 
 from db.index.schema import (
     BULK_INDEXES,
-    BUSY_TIMEOUT_MS,
     PAPERS_AI_TRIGGER,
     begin_index_write,
-    write_transaction,
 )
 from db.models import FileReport, SyncReport
 from db.seeds.parallel import parse_files
 from db.seeds.read import Entry, cache_dictionary_in, discover
+from db.store.sqlite import BUSY_TIMEOUT_MS, write_transaction
 from db.text import NOT_WORD_BYTES, WORD_RE, clean, fold, non_ascii_pieces, search_form
 
 #: Called as ``progress(done, total)`` with counts of seed files read so far. It may raise
@@ -193,7 +192,7 @@ def apply_changes(conn: sqlite3.Connection, to_apply: list[_Planned], removed: l
     Another process may have synced the same change while we waited for the lock: files whose
     stored hash already equals ours are skipped, so two syncs never apply a change twice.
     """
-    with write_transaction(conn, index_only=True):  # (the marks file stays free for marks)
+    with write_transaction(conn, begin_index_write):  # (the marks file stays free for marks)
         bulk = sum(len(p.entries or ()) for p in to_apply) >= BULK_MIN_ROWS and not (
             conn.execute("SELECT 1 FROM papers LIMIT 1").fetchone())
         writer = _Writer(conn, report, force, bulk)

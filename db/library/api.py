@@ -6,18 +6,17 @@ timeout and short write transactions let several processes share one data dir.
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import os
 import sqlite3
 import threading
-import weakref
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from db.index import sync as sync_db
-from db.index.schema import _move_aside, connect, write_transaction
+from db.index.schema import move_aside
+from db.library.connections import Connections
 from db.marks import notes as notes_db
 from db.marks import statuses as marks_db
 from db.marks.backup import maybe_backup
@@ -25,6 +24,7 @@ from db.models import STATUSES, LibraryError, MarkChange, Paper, SearchResult, S
 from db.seeds.read import discover, shipped_seeds
 from db.store.files import quick_check
 from db.store.paths import DataPaths
+from db.store.sqlite import write_transaction
 
 if TYPE_CHECKING:  # imported by the commands that need them (a warm `stats` needs neither)
     from db.marks import transfer as marks_io
@@ -55,35 +55,6 @@ def default_seed_paths() -> list[Path]:
     if env:
         return [Path(p) for p in env.split(os.pathsep) if p]
     return [shipped_seeds()]
-
-
-class _Lease:
-    """One thread's pair of connections (index with marks attached, and marks alone)."""
-
-    __slots__ = ("__weakref__", "generation", "index", "marks")
-
-    def __init__(self, index: sqlite3.Connection, marks: sqlite3.Connection, generation: int):
-        self.index, self.marks, self.generation = index, marks, generation
-
-
-def _identity(path: Path) -> tuple[int, int] | None:
-    """The file at ``path`` as ``(device, inode)``, or None when there is none."""
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    return st.st_dev, st.st_ino
-
-
-def _give_back(library_ref: weakref.ReferenceType, pair: tuple, generation: int) -> None:
-    """A lease ended (its thread ended, or it was replaced): pool the pair, or close it when its
-    library was closed or is gone. Runs in the thread that held the lease (or at collection)."""
-    library = library_ref()
-    if library is not None and library._take_back(pair, generation):
-        return
-    for conn in pair:
-        with contextlib.suppress(sqlite3.Error):
-            conn.close()
 
 
 def _recovering(method):
@@ -124,10 +95,8 @@ class Library:
                  data_dir: str | os.PathLike[str] | None = None, check_marks: bool = False):
         self.seed_paths = [Path(p) for p in seeds] if seeds else default_seed_paths()
         self.paths = DataPaths.resolve(data_dir)
-        self._local = threading.local()
+        self._db = Connections(self.paths)
         self._lock = threading.RLock()
-        self._idle: list[tuple[sqlite3.Connection, sqlite3.Connection]] = []
-        self._generation = 0  # bumped by close(): older leases are closed, not pooled
         self._vocabulary: Vocabulary | None = None
         self.notices: list[str] = []
         #: what is wrong with the marks file when ``check_marks`` found it damaged and could
@@ -135,11 +104,9 @@ class Library:
         self.marks_damage: str | None = None
         if check_marks:
             self._check_marks()
-        self._moved_index = False  # set when this library moved a damaged index aside
-        self._index_file: tuple[int, int] | None = None  # the index file connected to
-        lease = self._lease()  # open now, so that a bad data dir fails here and not in a worker
+        marks = self._marks()  # open now, so that a bad data dir fails here and not in a worker
         #: the backup made on opening (at most every few hours), or None
-        self.opening_backup = maybe_backup(lease.marks, self.paths.marks)
+        self.opening_backup = maybe_backup(marks, self.paths.marks)
 
     def _check_marks(self) -> None:
         """Check the marks file (:func:`db.marks.repair.check`); a damaged one is rebuilt
@@ -155,60 +122,16 @@ class Library:
             self.marks_damage = str(exc)
             self.notices.append(self.marks_damage)
 
-    # -- connections ---------------------------------------------------------------------
-    def _open(self) -> _Lease:
-        # A front end calls from worker threads, and Textual may run every worker in a new
-        # thread: a pair of connections per thread that stayed open for ever leaked three file
-        # handles per keystroke until "too many open files". So a thread leases a pair, and when
-        # the thread ends (its thread-local data is dropped) the pair goes back to an idle pool.
-        with self._lock:
-            pair = self._idle.pop() if self._idle else None
-            generation = self._generation
-        if pair is None:
-            index, marks, notices = connect(self.paths, quiet_missing=self._moved_index)
-            self._moved_index = False
-            self._index_file = _identity(self.paths.index)
-            pair = (index, marks)
-            with self._lock:
-                self.notices += notices
-        lease = _Lease(*pair, generation)
-        finalizer = weakref.finalize(lease, _give_back, weakref.ref(self), pair, generation)
-        finalizer.atexit = False  # at exit a daemon thread may still be in a query: leave it be
-        self._local.lease = lease  # replacing an older lease gives that one back
-        return lease
-
-    def _take_back(self, pair: tuple, generation: int) -> bool:
-        with self._lock:
-            if generation != self._generation:
-                return False
-            self._idle.append(pair)
-            return True
-
-    def _lease(self) -> _Lease:
-        lease = getattr(self._local, "lease", None)
-        if lease is None or lease.generation != self._generation:
-            lease = self._open()
-        return lease
-
     def _index(self) -> sqlite3.Connection:
-        return self._lease().index
+        return self._db.index()
 
     def _marks(self) -> sqlite3.Connection:
-        return self._lease().marks
+        return self._db.marks()
 
     def close(self) -> None:
-        """Close the connections of this thread and the idle ones; a connection that another
-        thread is using right now is closed by that thread when it is done with it (closing it
-        under a running query would crash the process). The library opens anew when used again.
-        """
-        with self._lock:
-            self._generation += 1
-            idle, self._idle = self._idle, []
-        self._local.lease = None  # this thread's pair: given back, and closed (old generation)
-        for pair in idle:
-            for conn in pair:
-                with contextlib.suppress(sqlite3.Error):
-                    conn.close()
+        """Close the library's connections (see :meth:`Connections.close`); it opens anew
+        when used again."""
+        self._db.close()
 
     def __enter__(self) -> Library:
         return self
@@ -223,8 +146,7 @@ class Library:
         Also notices an index file that another papertray replaced (it set a damaged one aside
         and built a new one, or the cache was deleted): the connections move to the new file.
         """
-        if _identity(self.paths.index) != self._index_file:
-            self.close()
+        self._db.follow_replaced_index()
         return sync_db.index_is_stale(self._index(), self.seed_paths)
 
     def sync(self, force: bool = False, progress: sync_db.Progress | None = None) -> SyncReport:
@@ -258,7 +180,7 @@ class Library:
         marks file...), one line each; the list is emptied."""
         with self._lock:
             taken, self.notices = self.notices, []
-        return taken
+        return self._db.take_notices() + taken
 
     def _index_damaged(self, exc: sqlite3.DatabaseError) -> bool:
         """Whether ``exc`` comes from a damaged index file (checked with quick_check)."""
@@ -273,14 +195,14 @@ class Library:
         return quick_check(self.paths.index) != "ok"
 
     def _rebuild_after(self, exc: Exception) -> None:
-        self.close()
+        self._db.close()
         try:
-            moved = _move_aside(self.paths.index)
+            moved = move_aside(self.paths.index)
         except OSError as err:
             raise LibraryError(f"the index {self.paths.index} is damaged ({exc}) and cannot be "
                                f"moved aside ({err.strerror}); check that its folder can be "
                                "written") from None
-        self._moved_index = True
+        self._db.index_set_aside()
         self.notices.append(f"the index was damaged ({exc}); moved it to {moved.name}; rebuilding")
 
     def _reattach(self, added: list[str]) -> int:

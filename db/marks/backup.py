@@ -14,6 +14,8 @@ import time
 from datetime import datetime
 from pathlib import Path
 
+from db.store.files import set_aside
+
 KEEP = 5
 BACKUP_EVERY_S = 6 * 3600  # a day of triage loses at most a few hours of marks
 
@@ -142,21 +144,3 @@ def in_use(marks: Path, wait_s: float = 2.0) -> bool:
         return False
     finally:
         conn.close()
-
-
-def set_aside(path: Path, why: str) -> Path:
-    """Rename ``path`` (and its -wal and -shm) to ``<name>.<why>-<time>``, a name not yet taken.
-
-    Returns the new path. Never overwrites: two calls in the same second get two names.
-    """
-    stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
-    target = path.with_name(f"{path.name}.{why}-{stamp}")
-    n = 1
-    while any(Path(str(target) + s).exists() for s in ("", "-wal", "-shm")):
-        n += 1
-        target = path.with_name(f"{path.name}.{why}-{stamp}-{n}")
-    for suffix in ("-wal", "-shm", ""):
-        src = Path(str(path) + suffix)
-        if src.exists():
-            src.replace(Path(str(target) + suffix))
-    return target

@@ -4,7 +4,7 @@ A paper has at most one note (one line of text) and any number of tags (folded w
 ``moe`` or ``to-cite``). Every change is one short transaction that also appends to
 ``mark_events`` (kinds ``note`` and ``tag``), so ``undo`` takes it back like a mark, and other
 windows see it (the marks file's version grows). The tables are created on opening a marks file
-of an older papertray (``CREATE TABLE IF NOT EXISTS`` in :data:`db.index.schema.MARKS_DDL`).
+of an older papertray (``CREATE TABLE IF NOT EXISTS`` in :data:`db.marks.schema.MARKS_DDL`).
 """
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ import sqlite3
 import unicodedata
 from collections.abc import Iterable
 
-from db.index.schema import write_transaction
 from db.marks.statuses import Describe, log_event, next_batch, now
 from db.models import LibraryError, MarkChange
+from db.store.sqlite import write_transaction
 from db.text import clean, one_line
 
 #: Characters of a note kept (a note is a reminder, not a review; longer text is cut).

@@ -21,10 +21,10 @@ import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from db.index.schema import MARKS_DDL
 from db.marks import backup
+from db.marks.schema import MARKS_DDL
 from db.models import LibraryError
-from db.store.files import make_private, quick_check
+from db.store.files import make_private, quick_check, set_aside
 
 #: The tables of the marks file and the columns kept of each (schema.MARKS_DDL), keys first.
 TABLES: dict[str, tuple[str, ...]] = {
@@ -109,7 +109,7 @@ def repair(marks: Path, damage: str | None = None, force: bool = True) -> Repair
     staged = marks.with_name(marks.name + ".repairing")
     try:
         _write(staged, found)
-        aside = backup.set_aside(marks, "damaged")
+        aside = set_aside(marks, "damaged")
         staged.replace(marks)
     except (OSError, sqlite3.Error) as exc:
         with contextlib.suppress(OSError):

@@ -12,8 +12,8 @@ from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
-from db.index.schema import write_transaction
 from db.models import LibraryError, MarkChange
+from db.store.sqlite import write_transaction
 from db.text import normalize
 
 if TYPE_CHECKING:

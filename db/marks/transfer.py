@@ -29,10 +29,10 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
-from db.index.schema import write_transaction
 from db.marks import notes as notes_db
 from db.marks.statuses import ANCHOR_CHARS, Describe, log_event, next_batch, now, status_of
 from db.models import LibraryError, MarkChange
+from db.store.sqlite import write_transaction
 from db.text import one_line
 
 if TYPE_CHECKING:

@@ -13,7 +13,7 @@ So this module is the one place that looks at a database file, and it does so by
 through SQLite only:
 
 * :func:`looks_like_sqlite` and :func:`make_private` never open the file;
-* :func:`quick_check` reads it through SQLite;
+* :func:`quick_check` reads it through SQLite, :func:`set_aside` renames it;
 * :func:`refuse_database` guards every path a user names (a seed file, an export's target, a
   marks file to import): a database file this process holds is refused with a one-line
   :class:`~db.models.LibraryError` instead of being opened.
@@ -26,6 +26,7 @@ import os
 import sqlite3
 import stat
 import threading
+from datetime import datetime
 from pathlib import Path
 
 from db.models import LibraryError
@@ -137,3 +138,21 @@ def _check(uri: str, pragma: str) -> str:
             conn.close()
     except sqlite3.Error as exc:
         return str(exc)
+
+
+def set_aside(path: Path, why: str) -> Path:
+    """Rename the database file ``path`` (and its -wal and -shm) to ``<name>.<why>-<time>``, a
+    name not yet taken; returns the new path. A rename opens nothing: a process with the file
+    open keeps it open under its new name. Never overwrites: two calls in the same second get
+    two names."""
+    stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
+    target = path.with_name(f"{path.name}.{why}-{stamp}")
+    n = 1
+    while any(Path(str(target) + s).exists() for s in ("", "-wal", "-shm")):
+        n += 1
+        target = path.with_name(f"{path.name}.{why}-{stamp}-{n}")
+    for suffix in ("-wal", "-shm", ""):
+        src = Path(str(path) + suffix)
+        if src.exists():
+            src.replace(Path(str(target) + suffix))
+    return target

@@ -1,0 +1,154 @@
+"""Each thread's pair of connections to the two files, leased from a pool.
+
+A front end calls the library from worker threads, and Textual may run every worker in a new
+thread: a pair of connections per thread that stayed open for ever would leak three file
+handles per keystroke. So a thread leases a pair, and when the thread ends (its thread-local
+data is dropped) the pair goes back to an idle pool for the next thread.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sqlite3
+import threading
+import weakref
+from pathlib import Path
+
+from db.index.schema import open_index
+from db.marks.schema import open_marks
+from db.models import LibraryError
+from db.store.paths import DataPaths
+
+
+def open_pair(paths: DataPaths, quiet_missing: bool = False
+              ) -> tuple[sqlite3.Connection, sqlite3.Connection, list[str]]:
+    """Open both files; returns ``(index, marks, notices)``, both in autocommit mode.
+
+    ``index`` has the marks file attached as ``m`` (for reads that join statuses); ``marks`` is
+    a connection to the marks file alone, for writes. The index is opened whatever state it is
+    in (:func:`db.index.schema.open_index`, which says what it did in ``notices``); a marks file
+    that cannot be read raises :class:`LibraryError` and is left untouched. ``quiet_missing``:
+    the caller itself just set a damaged index aside, so a missing index is no news.
+    """
+    try:
+        paths.make_dirs()
+    except OSError as exc:
+        raise LibraryError(f"cannot create the data folder: {exc}") from None
+    had_marks = paths.marks.exists() and paths.marks.stat().st_size > 0
+    marks = open_marks(paths.marks)
+    index, notices = open_index(paths.index, quiet_missing, had_marks)
+    index.execute("ATTACH DATABASE ? AS m", (str(paths.marks),))
+    return index, marks, notices
+
+
+class _Lease:
+    """One thread's pair of connections (index with marks attached, and marks alone)."""
+
+    __slots__ = ("__weakref__", "generation", "index", "marks")
+
+    def __init__(self, index: sqlite3.Connection, marks: sqlite3.Connection, generation: int):
+        self.index, self.marks, self.generation = index, marks, generation
+
+
+def _identity(path: Path) -> tuple[int, int] | None:
+    """The file at ``path`` as ``(device, inode)``, or None when there is none."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
+
+
+def _give_back(pool_ref: weakref.ReferenceType, pair: tuple, generation: int) -> None:
+    """A lease ended (its thread ended, or it was replaced): pool the pair, or close it when the
+    pool was closed or is gone. Runs in the thread that held the lease (or at collection)."""
+    pool = pool_ref()
+    if pool is not None and pool._take_back(pair, generation):
+        return
+    for conn in pair:
+        with contextlib.suppress(sqlite3.Error):
+            conn.close()
+
+
+class Connections:
+    """The pool of connection pairs of one library (:func:`open_pair` makes them)."""
+
+    def __init__(self, paths: DataPaths) -> None:
+        self.paths = paths
+        self._local = threading.local()
+        self._lock = threading.Lock()
+        self._idle: list[tuple[sqlite3.Connection, sqlite3.Connection]] = []
+        self._generation = 0  # bumped by close(): older leases are closed, not pooled
+        self._quiet_missing = False  # the next open follows a damaged index set aside
+        self._index_file: tuple[int, int] | None = None  # the index file last connected to
+        self._notices: list[str] = []
+
+    def index(self) -> sqlite3.Connection:
+        """This thread's connection to the index (the marks file attached as ``m``)."""
+        return self._lease().index
+
+    def marks(self) -> sqlite3.Connection:
+        """This thread's connection to the marks file alone (for writes)."""
+        return self._lease().marks
+
+    def take_notices(self) -> list[str]:
+        """What opening the files did on its own (rebuilt an empty index...); emptied."""
+        with self._lock:
+            taken, self._notices = self._notices, []
+        return taken
+
+    def index_set_aside(self) -> None:
+        """The caller set the damaged index aside: close, and say nothing of it missing."""
+        self.close()
+        self._quiet_missing = True
+
+    def follow_replaced_index(self) -> None:
+        """Reopen on the index file if another papertray replaced it (set a damaged one aside
+        and built a new one, or the cache was deleted): stat only."""
+        if _identity(self.paths.index) != self._index_file:
+            self.close()
+
+    def close(self) -> None:
+        """Close the connections of this thread and the idle ones; a connection that another
+        thread is using right now is closed by that thread when it is done with it (closing it
+        under a running query would crash the process). The pool opens anew when used again.
+        """
+        with self._lock:
+            self._generation += 1
+            idle, self._idle = self._idle, []
+        self._local.lease = None  # this thread's pair: given back, and closed (old generation)
+        for pair in idle:
+            for conn in pair:
+                with contextlib.suppress(sqlite3.Error):
+                    conn.close()
+
+    def _lease(self) -> _Lease:
+        lease = getattr(self._local, "lease", None)
+        if lease is None or lease.generation != self._generation:
+            lease = self._open()
+        return lease
+
+    def _open(self) -> _Lease:
+        with self._lock:
+            pair = self._idle.pop() if self._idle else None
+            generation = self._generation
+        if pair is None:
+            index, marks, notices = open_pair(self.paths, quiet_missing=self._quiet_missing)
+            self._quiet_missing = False
+            self._index_file = _identity(self.paths.index)
+            pair = (index, marks)
+            with self._lock:
+                self._notices += notices
+        lease = _Lease(*pair, generation)
+        finalizer = weakref.finalize(lease, _give_back, weakref.ref(self), pair, generation)
+        finalizer.atexit = False  # at exit a daemon thread may still be in a query: leave it be
+        self._local.lease = lease  # replacing an older lease gives that one back
+        return lease
+
+    def _take_back(self, pair: tuple, generation: int) -> bool:
+        with self._lock:
+            if generation != self._generation:
+                return False
+            self._idle.append(pair)
+            return True

@@ -1,0 +1,104 @@
+"""The marks file (``marks.sqlite``): its schema, and opening it without ever overwriting it.
+
+The marks file is the reader's own data: it is never rebuilt, and a file that cannot be read is
+refused with a one-line hint (``papertray marks repair``), never started afresh over.
+Tables added after the first release are created on opening an older file (``IF NOT EXISTS``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sqlite3
+from pathlib import Path
+
+from db.models import LibraryError
+from db.store.files import looks_like_sqlite, quick_check
+from db.store.sqlite import connect, use_wal
+
+MARKS_DDL = """
+CREATE TABLE IF NOT EXISTS marks (
+    paper_id TEXT PRIMARY KEY,
+    status TEXT NOT NULL CHECK (status IN ('to-read', 'read')),
+    updated_at TEXT NOT NULL,       -- ISO 8601 UTC; the newer mark wins when marks are merged
+    label TEXT,                     -- the paper's name or headline, for people reading orphans
+    anchor TEXT                     -- normalized start of the abstract, to re-attach the mark
+);
+CREATE TABLE IF NOT EXISTS mark_events (   -- append-only history; undo reads it
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    batch INTEGER NOT NULL,
+    at TEXT NOT NULL,
+    kind TEXT NOT NULL,             -- mark | note | tag | undo | reattach
+    paper_id TEXT NOT NULL,
+    old_status TEXT NOT NULL,       -- note: the old note ('' none); tag: the tag removed, or ''
+    new_status TEXT NOT NULL,       -- note: the new note ('' none); tag: the tag added, or ''
+    other TEXT                      -- reattach: the new paper id; undo: the batch undone
+);
+CREATE TABLE IF NOT EXISTS notes (
+    paper_id TEXT PRIMARY KEY,
+    text TEXT NOT NULL,             -- one line, at most db.marks.notes.MAX_NOTE_CHARS
+    updated_at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS tags (
+    paper_id TEXT NOT NULL,
+    tag TEXT NOT NULL,              -- folded: db.marks.notes.tag_name()
+    added_at TEXT NOT NULL,
+    PRIMARY KEY (paper_id, tag)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS tags_by_tag ON tags(tag);
+-- the start of the text of each paper with a note or tags (db.marks.notes.keep_anchor), by which a
+-- sync moves them to the paper's new id after an edit of its abstract, as it moves marks
+CREATE TABLE IF NOT EXISTS annotation_anchors (
+    paper_id TEXT PRIMARY KEY,
+    label TEXT,                     -- the paper's name or headline, for people reading orphans
+    anchor TEXT NOT NULL            -- db.marks.statuses.anchor() of the abstract (or title)
+);
+"""
+
+
+def open_marks(path: Path) -> sqlite3.Connection:
+    """Open (or create, mode 0600) the marks file. Raises :class:`LibraryError` if unreadable.
+
+    An empty marks file is new only when there is nothing to lose: with no write-ahead log
+    beside it and backups of it around, it was truncated, and it is refused like a damaged one.
+    """
+    from db.marks.backup import backups
+
+    wal = Path(str(path) + "-wal")
+    if (path.is_file() and path.stat().st_size == 0
+            and not (wal.exists() and wal.stat().st_size) and backups(path)):
+        raise LibraryError(f"the marks file {path} is empty but backups of it exist; papertray "
+                           "will not start it afresh. " + _restore_hint(path))
+    if not looks_like_sqlite(path):
+        raise LibraryError(f"the marks file {path} cannot be read (file is not a database); "
+                           "papertray will not overwrite it. " + _restore_hint(path))
+    try:
+        conn = connect(path)
+        use_wal(conn)
+        conn.executescript(f"BEGIN IMMEDIATE;{MARKS_DDL}COMMIT;")
+        conn.execute("SELECT count(*) FROM marks").fetchone()
+    except sqlite3.DatabaseError as exc:
+        with contextlib.suppress(NameError, sqlite3.Error):
+            conn.close()
+        if quick_check(path) == "ok":  # the file is fine: it is the folder or a lock that is not
+            raise LibraryError(f"cannot use the marks file {path} ({exc}); it is not damaged: "
+                               "check that its disk is not full and that its folder and files "
+                               "can be written") from None
+        raise LibraryError(
+            f"the marks file {path} cannot be read ({exc}); papertray will not overwrite it. "
+            + _restore_hint(path)
+        ) from None
+    return conn
+
+
+def _restore_hint(path: Path) -> str:
+    from db.marks.backup import backups
+
+    found = backups(path)
+    if found:
+        return ("Run `papertray marks repair` to rebuild it from what can be read, the latest "
+                f"backup ({found[0].name}) and the mark history, or `papertray marks restore` "
+                "to put back that backup alone.")
+    return ("There is no backup of it; run `papertray marks repair` to keep what can be read of "
+            "it and set it aside, or move it away to start afresh.")
+
+
