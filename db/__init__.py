@@ -4,7 +4,7 @@ Never imports Textual (an import-linter contract and a test prove it). Front end
 :class:`Library` and the records in :mod:`db.models`.
 """
 
-from db.library.api import Library, default_seed_paths
+from db.library.api import Library
 from db.models import (
     STATUSES,
     FileReport,
@@ -16,6 +16,7 @@ from db.models import (
     Source,
     SyncReport,
 )
+from db.seeds.discover import default_seed_paths
 
 __all__ = [
     "STATUSES", "FileReport", "Hit", "Library", "LibraryError", "MarkChange", "Paper",

@@ -112,6 +112,6 @@ def test_wheel_ships_the_seeds():
     wheel = config["tool"]["hatch"]["build"]["targets"]["wheel"]
     assert wheel["packages"] == ["db", "tui"]
     assert wheel["force-include"] == {"seeds": "db/shipped_seeds"}
-    from db.seeds.read import shipped_seeds
+    from db.seeds.discover import shipped_seeds
 
     assert shipped_seeds().resolve() == SHIPPED_SEEDS.resolve()

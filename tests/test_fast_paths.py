@@ -16,6 +16,7 @@ import pytest
 
 import db.index.schema
 import db.index.sync
+import db.seeds.dictionary
 import db.seeds.parallel
 import db.seeds.read
 import db.store.sqlite
@@ -151,23 +152,23 @@ def test_warm_commands_import_nothing_heavy(seeds_copy, data_dir, command):
 
 def test_the_dictionary_is_read_back_from_its_copy_beside_the_index(seeds_copy, data_dir,
                                                                      monkeypatch):
-    monkeypatch.setattr(db.seeds.read, "_dictionary_folder", None)  # restored after the test
-    db.seeds.read._dictionary.cache_clear()
+    monkeypatch.setattr(db.seeds.dictionary, "_dictionary_folder", None)  # restored after the test
+    db.seeds.dictionary._dictionary.cache_clear()
     try:
         _synced(seeds_copy, data_dir).close()
         [copy] = data_dir.glob("dictionary-*.txt")
         words = copy.read_text(encoding="utf-8").split("\n")
         assert len(words) > 100_000 and "requires" in words
         copy.write_text("\n".join(["quokka", *words[:20_000]]), encoding="utf-8")
-        db.seeds.read._dictionary.cache_clear()
-        assert db.seeds.read.is_english_word("quokka")  # the copy is what parsing reads
-        assert not db.seeds.read.is_english_word(words[-1])
+        db.seeds.dictionary._dictionary.cache_clear()
+        assert db.seeds.dictionary.is_english_word("quokka")  # the copy is what parsing reads
+        assert not db.seeds.dictionary.is_english_word(words[-1])
         copy.write_text("quokka\nrequires", encoding="utf-8")  # cut short: built again
-        db.seeds.read._dictionary.cache_clear()
-        assert not db.seeds.read.is_english_word("quokka")
-        assert db.seeds.read.is_english_word(words[-1])
+        db.seeds.dictionary._dictionary.cache_clear()
+        assert not db.seeds.dictionary.is_english_word("quokka")
+        assert db.seeds.dictionary.is_english_word(words[-1])
     finally:
-        db.seeds.read._dictionary.cache_clear()
+        db.seeds.dictionary._dictionary.cache_clear()
 
 
 def test_a_dictionary_copy_that_does_not_fit_leaves_no_partial_file(tmp_path):
@@ -178,8 +179,8 @@ def test_a_dictionary_copy_that_does_not_fit_leaves_no_partial_file(tmp_path):
               "import db.seeds\n"
               "signal.signal(signal.SIGXFSZ, signal.SIG_IGN)\n"
               "resource.setrlimit(resource.RLIMIT_FSIZE, (200_000, 200_000))\n"
-              "db.seeds.read.cache_dictionary_in(Path(sys.argv[1]))\n"
-              "print(db.seeds.read.is_english_word('requires'))\n")
+              "db.seeds.dictionary.cache_dictionary_in(Path(sys.argv[1]))\n"
+              "print(db.seeds.dictionary.is_english_word('requires'))\n")
     run = subprocess.run([sys.executable, "-c", script, str(tmp_path)], capture_output=True,
                          text=True, cwd=REPO, timeout=60)
     assert (run.returncode, run.stdout, run.stderr) == (0, "True\n", "")

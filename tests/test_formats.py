@@ -12,8 +12,10 @@ from pathlib import Path
 import pytest
 
 from db import Library
-from db.seeds.formats import title_id, unbrace
-from db.seeds.read import SeedError, parse_file
+from db.seeds.bibtex import unbrace
+from db.seeds.entry import SeedError
+from db.seeds.formats import title_id
+from db.seeds.read import parse_file
 from db.text import paper_id
 from tests.db_support import DATA, all_hits, copy_seeds
 

@@ -230,7 +230,7 @@ def _many_papers(folder, n: int = 1200) -> None:
     import random
     import re
 
-    from db.seeds.read import shipped_seeds
+    from db.seeds.discover import shipped_seeds
 
     words = sorted({w for f in shipped_seeds().glob("*.txt")
                     for w in re.findall(r"[A-Za-z]{3,}", f.read_text(encoding="utf-8"))})

@@ -16,7 +16,9 @@ from hypothesis import strategies as st
 
 import db.index.sync
 from db.seeds import derive
-from db.seeds.read import Entry, SeedError, is_english_word, parse_file
+from db.seeds.dictionary import is_english_word
+from db.seeds.entry import Entry, SeedError
+from db.seeds.read import parse_file
 from db.text import (
     WORD_RE,
     clean,

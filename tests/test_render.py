@@ -118,6 +118,7 @@ def test_render_plain_never_raises_and_keeps_every_digit(source):
 def test_text_without_markup_renders_as_itself_without_the_regex(monkeypatch):
     """render_plain/render_segments skip text with no ``*``, ``$`` or backslash; every sentence
     and headline of the shipped and odd seeds renders the same with and without that shortcut."""
+    import db.seeds.entry
     import db.seeds.render
     from db.seeds.read import parse_file
     from db.text import sentences
@@ -128,7 +129,7 @@ def test_text_without_markup_renders_as_itself_without_the_regex(monkeypatch):
         try:
             texts += [s for e in parse_file(f, f.read_bytes())[1]
                       for s in (e.headline, *sentences(e.abstract_markup))]
-        except db.seeds.read.SeedError:
+        except db.seeds.entry.SeedError:
             continue
     plain = [s for s in texts if not db.seeds.render._has_markup(s)]
     assert len(plain) > 200 and len(texts) - len(plain) > 10  # both kinds are there

@@ -13,7 +13,10 @@ import pytest
 import sqlite_utils
 
 from db import Library
-from db.seeds.read import SeedError, collection_label, is_english_word, parse_file, parse_text
+from db.seeds.dictionary import is_english_word
+from db.seeds.entry import SeedError, collection_label
+from db.seeds.plain import parse_text
+from db.seeds.read import parse_file
 from db.text import DecodeError, clean, decode, paper_id, repair_hyphenation
 from tests.db_support import FILE_A, FILE_B, SHIPPED_SEEDS, all_hits, first_words
 
@@ -502,7 +505,7 @@ def test_reflowed_seed_file_keeps_every_id(library, seeds_copy, tmp_path):
 def test_a_hyphenated_description_is_no_name(abstract, name):
     """"CAD-based" describes a method; taken as its name it outranked the paper's own title."""
     from db.seeds.derive import method_name
-    from db.seeds.read import is_english_word
+    from db.seeds.dictionary import is_english_word
 
     assert method_name(abstract, is_english_word) == name
 

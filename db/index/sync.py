@@ -25,8 +25,10 @@ from db.index.schema import (
     begin_index_write,
 )
 from db.models import FileReport, SyncReport
+from db.seeds.dictionary import cache_dictionary_in
+from db.seeds.discover import discover
+from db.seeds.entry import Entry
 from db.seeds.parallel import parse_files
-from db.seeds.read import Entry, cache_dictionary_in, discover
 from db.store.sqlite import BUSY_TIMEOUT_MS, write_transaction
 from db.text import NOT_WORD_BYTES, WORD_RE, clean, fold, non_ascii_pieces, search_form
 
@@ -702,7 +704,7 @@ def _with_fields(entry: Entry, fields: dict | None) -> Entry:
         # a title-only paper (no abstract) always has a structured source
         if not entry.rich or not entry.abstract_source:
             return entry
-        from db.seeds.read import abstract_entry
+        from db.seeds.entry import abstract_entry
 
         return abstract_entry(entry.abstract_source, entry.position, entry.collection)
     return replace(entry, title=fields["title"], authors=tuple(fields["authors"]),

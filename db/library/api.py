@@ -21,7 +21,7 @@ from db.marks import notes as notes_db
 from db.marks import statuses as marks_db
 from db.marks.backup import maybe_backup
 from db.models import STATUSES, LibraryError, MarkChange, Paper, SearchResult, SyncReport
-from db.seeds.read import discover, shipped_seeds
+from db.seeds.discover import default_seed_paths, discover
 from db.store.files import quick_check
 from db.store.paths import DataPaths
 from db.store.sqlite import write_transaction
@@ -32,7 +32,6 @@ if TYPE_CHECKING:  # imported by the commands that need them (a warm `stats` nee
 
 DEFAULT_LIMIT = 200
 EXPORT_PAGE = 5000  # papers per query page while exporting
-
 
 
 def _search():
@@ -48,13 +47,6 @@ def _similar():
     from db.search import similar
 
     return similar
-
-def default_seed_paths() -> list[Path]:
-    """``$PAPERTRAY_SEEDS`` (paths separated by ``os.pathsep``), else the shipped seeds."""
-    env = os.environ.get("PAPERTRAY_SEEDS")
-    if env:
-        return [Path(p) for p in env.split(os.pathsep) if p]
-    return [shipped_seeds()]
 
 
 def _recovering(method):

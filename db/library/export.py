@@ -107,7 +107,7 @@ def bibtex_entry(p: Paper, with_abstract: bool = True) -> str:
     """One BibTeX entry (text ending in a newline): ``@inproceedings`` when the venue is known,
     else ``@misc``; key from :func:`bib_key`. Loads back as the same paper (:mod:`db.seeds.formats`)
     when ``with_abstract``; the browser's copied citation leaves the abstract out."""
-    from db.seeds.formats import BRACES_FIELD, DERIVED_TITLE_FIELD  # BibTeX's reader: its names
+    from db.seeds.bibtex import BRACES_FIELD, DERIVED_TITLE_FIELD  # BibTeX's reader: its names
 
     venue, year = venue_year(p)
     links = [u for u in p.urls if u != p.code_url]
@@ -162,7 +162,7 @@ def _unpaired(value: str) -> list[str]:
 def _braced(value: str) -> str:
     """``value`` safe inside BibTeX braces: one line, and a brace without its partner left out
     (BibTeX has no escape for one: a headline cut inside ``\\emph{...}`` would break the entry).
-    :data:`db.seeds.formats.BRACES_FIELD` says where they were in a title or abstract."""
+    :data:`db.seeds.bibtex.BRACES_FIELD` says where they were in a title or abstract."""
     value = " ".join(value.split())
     drop = {int(spot[:-1]) for spot in _unpaired(value)}
     return "".join(ch for i, ch in enumerate(value) if i not in drop) if drop else value

@@ -19,7 +19,9 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from db.seeds.read import Entry, SeedError, parse_file, warm_up
+from db.seeds.dictionary import warm_up
+from db.seeds.entry import Entry, SeedError
+from db.seeds.read import parse_file
 
 if TYPE_CHECKING:
     from multiprocessing.context import BaseContext
