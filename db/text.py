@@ -1,4 +1,5 @@
-"""Text hygiene for seed files: decoding bytes, removing control characters, ids, hyphenation.
+"""Text rules every stage shares: control characters removed, normalized and folded forms, paper
+ids, the index's tokens, tag names, hyphenation repaired, sentences.
 
 Everything here is pure (no I/O, no database) so that it can be tested on single strings.
 """
@@ -10,6 +11,8 @@ import re
 import unicodedata
 from collections.abc import Callable, Iterator
 
+from db.models import LibraryError
+
 # C0 controls except TAB/LF, DEL, C1 controls, and the bidi overrides that can reorder a terminal
 # line. CR is handled before this (line endings), so a lone CR never survives either.
 _CONTROL_RE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
@@ -19,65 +22,6 @@ _CONTROL_RE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069
 # indexed as "graphneural"). The other white space (NBSP and the other Zs, U+2028, U+2029) is
 # no control and is kept: every later step (str.split, \s) cuts words at it.
 _SPACE_CONTROL_RE = re.compile("[\t\x0b-\x0d\x1c-\x1f\x85]")
-
-
-class DecodeError(ValueError):
-    """The bytes are not text (binary junk); the message says why in a few words."""
-
-
-def decode(data: bytes, raw: bool = False) -> str:
-    """Decode a seed file's bytes to text with ``\\n`` line endings and no control characters
-    (with ``raw``, controls and tabs are kept: a TSV file's fields are split by tabs).
-
-    Order: UTF-8 with BOM, UTF-16 with BOM, UTF-16 without one (told by its NUL bytes), UTF-8,
-    then cp1252 (Latin-1 for its five undefined bytes). Raises :class:`DecodeError` when the
-    bytes look binary: more than 10% of the decoded characters are controls, or more than 1% of
-    the bytes are NUL and they are not UTF-16 (a real text file has none).
-    """
-    if data.startswith(b"\xef\xbb\xbf"):
-        text = data[3:].decode("utf-8", errors="replace")
-    elif data.startswith((b"\xff\xfe", b"\xfe\xff")):
-        text = data.decode("utf-16", errors="replace")
-    else:
-        if data and data.count(0) > max(1, len(data) // 100):
-            text = _utf16_without_bom(data)
-            if text is None:
-                raise DecodeError("binary data (NUL bytes), not text")
-        else:
-            try:
-                text = data.decode("utf-8")
-            except UnicodeDecodeError:
-                text = _cp1252_or_latin1(data)
-    text = text.replace("\r\n", "\n").replace("\r", "\n").lstrip("\ufeff")
-    if text:
-        junk = len(_CONTROL_RE.findall(text)) + text.count("\ufffd")
-        if junk > len(text) * 0.10:
-            raise DecodeError("binary data, not text")
-    return text if raw else clean(text)
-
-
-def _utf16_without_bom(data: bytes) -> str | None:
-    """UTF-16 text that has no byte-order mark, told by its NUL bytes: in Latin text the high
-    byte of (nearly) every character is NUL, so half the bytes or more on one side (odd bytes:
-    little-endian) are NUL and hardly any on the other. None when the bytes are not that."""
-    if len(data) % 2:
-        return None
-    half = len(data) // 2
-    even, odd = data[0::2].count(0), data[1::2].count(0)
-    for nuls, others, codec in ((odd, even, "utf-16-le"), (even, odd, "utf-16-be")):
-        if nuls >= half // 2 and others <= half // 100:
-            try:
-                return data.decode(codec)
-            except UnicodeDecodeError:
-                return None
-    return None
-
-
-def _cp1252_or_latin1(data: bytes) -> str:
-    try:
-        return data.decode("cp1252")
-    except UnicodeDecodeError:
-        return data.decode("latin-1")
 
 
 def clean(text: str) -> str:
@@ -313,3 +257,44 @@ def _sentence_bounds(text: str) -> Iterator[tuple[int, int]]:
         start = m.end()
     if start < len(text):
         yield start, len(text)
+
+
+_INDEX_TOKEN_RE = re.compile(r"[^\W_]+")
+
+
+def tokens(text: str) -> tuple[str, ...]:
+    """The index tokens of ``text``: NFKC, case-folded, diacritics removed, split like unicode61.
+
+    CJK characters are one token each, as in the index (:func:`db.text.search_form`), so a run of
+    them becomes a phrase that matches wherever the run occurs inside a longer one.
+    """
+    return tuple(_INDEX_TOKEN_RE.findall(search_form(text).casefold()))
+
+
+#: Characters of a tag kept.
+MAX_TAG_CHARS = 40
+
+
+_TAG_DROP_RE = re.compile(r"[^\w.+/-]+")
+
+
+def tag_name(text: str) -> str:
+    """The stored form of a tag: ``#MoE`` → ``moe``, ``Read Later`` → ``read-later``.
+
+    NFKC, case-folded, a leading ``#`` dropped, white space made ``-``, characters other than
+    letters, digits and ``_ . + / -`` dropped, at most :data:`MAX_TAG_CHARS`. Raises
+    :class:`LibraryError` when nothing is left.
+    """
+    if _NOT_UTF8_RE.search(text or ""):  # bytes of a Latin-1 terminal: `café` became `caf`
+        raise LibraryError(f"{one_line(ascii(text))} is not a tag: it has bytes that are not "
+                           "UTF-8 (is the terminal's locale UTF-8?)")
+    folded = unicodedata.normalize("NFKC", clean(text or "")).casefold().strip().lstrip("#")
+    name = _TAG_DROP_RE.sub("", re.sub(r"\s+", "-", folded)).strip("-")[:MAX_TAG_CHARS]
+    if not name:
+        raise LibraryError(f"{text!r} is not a tag: use letters, digits and - _ . + /")
+    return name
+
+
+#: What a byte that is not UTF-8 becomes: a lone surrogate in a command-line argument, U+FFFD in
+#: the browser (the terminal's input is decoded with errors="replace").
+_NOT_UTF8_RE = re.compile("[\ud800-\udfff\ufffd]")

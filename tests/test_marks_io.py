@@ -250,7 +250,7 @@ def test_unknown_ids_are_found_by_text_without_comparing_every_paper(tmp_path, m
 
     from rapidfuzz import fuzz
 
-    from db.marks.statuses import anchor
+    from db.marks.history import anchor
 
     _many_papers(tmp_path / "seeds")
     with Library([tmp_path / "seeds"], tmp_path / "data") as lib:
@@ -341,8 +341,8 @@ def test_matching_records_by_text_does_not_hold_the_marks_write_lock(two_machine
     import sqlite3
 
     from db.marks import transfer as marks_io
+    from db.marks.history import REATTACH_MIN_RATIO, anchor
     from db.marks.refind import Finder
-    from db.marks.statuses import REATTACH_MIN_RATIO, anchor
 
     _, server = two_machines
     other = sqlite3.connect(server.paths.marks, timeout=0, isolation_level=None)

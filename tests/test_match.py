@@ -9,8 +9,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from db.search.highlight import match_spans, snippet, stem
-from db.search.query import tokens
 from db.search.spelling import Vocabulary
+from db.text import tokens
 
 
 @pytest.mark.parametrize(("word", "terms", "matches"), [

@@ -8,7 +8,7 @@ import sqlite3
 import pytest
 
 from db import Library, LibraryError, MarkChange
-from db.marks.notes import tag_name
+from db.text import tag_name
 from tests.db_support import FILE_A, all_hits, ids
 
 PARM, MENTOR, M3DT = "0412d482992496cb", "eb8c16cf3afbe389", "58f4bebc8eaa994b"
@@ -211,7 +211,7 @@ def test_marks_notes_and_tags_follow_one_small_edit_after_another(library, seeds
     moved to, not the text it was first written for."""
     from rapidfuzz import fuzz
 
-    from db.marks.statuses import anchor
+    from db.marks.history import anchor
 
     library.set_status([PARM], "read")
     library.set_note(MENTOR, "good baseline")

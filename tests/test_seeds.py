@@ -13,11 +13,12 @@ import pytest
 import sqlite_utils
 
 from db import Library
+from db.seeds.decode import DecodeError, decode
 from db.seeds.dictionary import is_english_word
 from db.seeds.entry import SeedError, collection_label
 from db.seeds.plain import parse_text
 from db.seeds.read import parse_file
-from db.text import DecodeError, clean, decode, paper_id, repair_hyphenation
+from db.text import clean, paper_id, repair_hyphenation
 from tests.db_support import FILE_A, FILE_B, SHIPPED_SEEDS, all_hits, first_words
 
 # Every paper of the shipped seeds in seed order (file A, then the papers only in file B), by the

@@ -8,10 +8,10 @@ terminal the reader sits at, also over SSH, where opening a link on the remote b
 
 from __future__ import annotations
 
-from db.marks.notes import MAX_NOTE_CHARS, tag_name
+from db.marks.notes import MAX_NOTE_CHARS
 from db.models import LibraryError, Paper
 from db.seeds.render import render_plain
-from db.text import one_line
+from db.text import one_line, tag_name
 from tui.editors import TextPrompt
 from tui.settings import LAYOUTS, Settings, settings_path
 from tui.workers import MarkOp

@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, TextIO
 from db.index import sync as sync_db
 from db.index.schema import move_aside
 from db.library.connections import Connections
+from db.marks import history, refind, statuses
 from db.marks import notes as notes_db
-from db.marks import statuses as marks_db
 from db.marks.backup import maybe_backup
 from db.models import STATUSES, LibraryError, MarkChange, Paper, SearchResult, SyncReport
 from db.seeds.discover import default_seed_paths, discover
@@ -202,20 +202,18 @@ class Library:
         orphan_ids += [row[0] for row in self.orphan_annotations()]
         if not orphan_ids:
             return 0
-        from db.marks.refind import Finder
-
         conn = self._index()
         candidates = {}
         for start in range(0, len(added), 500):
             chunk = added[start:start + 500]
             candidates.update(
-                (pid, marks_db.anchor(text)) for pid, text in conn.execute(
+                (pid, history.anchor(text)) for pid, text in conn.execute(
                     f"SELECT id, coalesce(nullif(abstract, ''), title) FROM papers WHERE id IN "
                     f"({','.join('?' * len(chunk))})", chunk) if text)
         if not candidates:
             return 0
-        finder = Finder(conn, candidates, marks_db.anchor, marks_db.REATTACH_MIN_RATIO)
-        return marks_db.reattach(self._marks(), orphan_ids, finder)
+        finder = refind.Finder(conn, candidates, history.anchor, history.REATTACH_MIN_RATIO)
+        return refind.reattach(self._marks(), orphan_ids, finder)
 
     def _keep_anchors(self) -> None:
         """Notes and tags written by a papertray that kept no anchor for them: keep one now, while
@@ -466,7 +464,7 @@ class Library:
         (no save step). Raises :class:`LibraryError` for an unknown id or status.
         """
         full = [self.resolve(i) for i in ids]
-        return marks_db.set_status(self._marks(), full, status, self._describe)
+        return statuses.set_status(self._marks(), full, status, self._describe)
 
     def index_version(self) -> int:
         """A number that changes when a sync by any process changed what the index holds (a seed
@@ -492,7 +490,7 @@ class Library:
     def undo(self) -> list[MarkChange]:
         """Undo the latest step (marks, a note or tags) not yet undone; returns what changed
         ([] if nothing)."""
-        return marks_db.undo(self._marks(), self._describe)
+        return statuses.undo(self._marks(), self._describe)
 
     def set_note(self, paper_id: str, text: str) -> list[MarkChange]:
         """Replace the note of a paper (id or unique prefix; "" deletes it) in one undoable
@@ -504,7 +502,7 @@ class Library:
             remove: bool = False) -> list[MarkChange]:
         """Add ``tags`` to the papers (ids or unique prefixes), or remove them, in one undoable
         step; returns one change per tag added or removed. Tags are folded
-        (:func:`db.marks.notes.tag_name`). Raises :class:`LibraryError` for an unknown id or a bad
+        (:func:`db.text.tag_name`). Raises :class:`LibraryError` for an unknown id or a bad
         tag."""
         full = [self.resolve(i) for i in ids]
         return notes_db.change_tags(self._marks(), full, tags, remove, self._describe)
@@ -533,10 +531,8 @@ class Library:
         re-attached by text or kept as orphans); one undoable step. Raises
         :class:`LibraryError` (one line) when ``data`` is no marks file."""
         from db.marks import transfer as marks_io
-        from db.marks.refind import Finder
-
         records, annotations = marks_io.read_file(data)
-        finder = Finder(self._index(), None, marks_db.anchor, marks_db.REATTACH_MIN_RATIO)
+        finder = refind.Finder(self._index(), None, history.anchor, history.REATTACH_MIN_RATIO)
         return marks_io.import_marks(self._marks(), records, self._known, finder, annotations,
                                      self._describe)
 

@@ -11,42 +11,18 @@ from __future__ import annotations
 
 import re
 import sqlite3
-import unicodedata
 from collections.abc import Iterable
 
-from db.marks.statuses import Describe, log_event, next_batch, now
+from db.marks.history import Describe, anchor, log_event, next_batch, now
 from db.models import LibraryError, MarkChange
 from db.store.sqlite import write_transaction
-from db.text import clean, one_line
+from db.text import one_line, tag_name
 
 #: Characters of a note kept (a note is a reminder, not a review; longer text is cut).
 MAX_NOTE_CHARS = 2000
-#: Characters of a tag kept.
-MAX_TAG_CHARS = 40
-_TAG_DROP_RE = re.compile(r"[^\w.+/-]+")
-
-
-def tag_name(text: str) -> str:
-    """The stored form of a tag: ``#MoE`` → ``moe``, ``Read Later`` → ``read-later``.
-
-    NFKC, case-folded, a leading ``#`` dropped, white space made ``-``, characters other than
-    letters, digits and ``_ . + / -`` dropped, at most :data:`MAX_TAG_CHARS`. Raises
-    :class:`LibraryError` when nothing is left.
-    """
-    if _NOT_UTF8_RE.search(text or ""):  # bytes of a Latin-1 terminal: `café` became `caf`
-        raise LibraryError(f"{one_line(ascii(text))} is not a tag: it has bytes that are not "
-                           "UTF-8 (is the terminal's locale UTF-8?)")
-    folded = unicodedata.normalize("NFKC", clean(text or "")).casefold().strip().lstrip("#")
-    name = _TAG_DROP_RE.sub("", re.sub(r"\s+", "-", folded)).strip("-")[:MAX_TAG_CHARS]
-    if not name:
-        raise LibraryError(f"{text!r} is not a tag: use letters, digits and - _ . + /")
-    return name
 
 
 _SURROGATE_RE = re.compile("[\ud800-\udfff]")
-#: What a byte that is not UTF-8 becomes: a lone surrogate in a command-line argument, U+FFFD in
-#: the browser (the terminal's input is decoded with errors="replace").
-_NOT_UTF8_RE = re.compile("[\ud800-\udfff\ufffd]")
 
 
 def note_text(text: str) -> str:
@@ -78,7 +54,7 @@ def set_note(conn: sqlite3.Connection, paper_id: str, text: str,
              describe: Describe | None = None) -> list[MarkChange]:
     """Replace the note of ``paper_id`` (an empty ``text`` deletes it); one undoable step.
 
-    ``describe`` (:data:`db.marks.statuses.Describe`) gives the paper's text, whose start is kept
+    ``describe`` (:data:`db.marks.history.Describe`) gives the paper's text, whose start is kept
     as its
     anchor (:func:`keep_anchor`) so that the note follows an edit of the abstract. Returns
     ``[MarkChange(paper_id, old, new, "note")]``, or ``[]`` when the note is unchanged.
@@ -157,14 +133,12 @@ def undo_event(conn: sqlite3.Connection, kind: str, paper_id: str, old: str, new
 
 def keep_anchor(conn: sqlite3.Connection, paper_id: str, describe: Describe | None,
                 text: str | None = None) -> None:
-    """Remember the start of the paper's text (:func:`db.marks.statuses.anchor`) and its label in
+    """Remember the start of the paper's text (:func:`db.marks.history.anchor`) and its label in
     ``annotation_anchors``, inside the caller's transaction, so that a sync can move the note and
-    tags to the paper's new id when its abstract is edited (:func:`db.marks.statuses.reattach`),
+    tags to the paper's new id when its abstract is edited (:func:`db.marks.refind.reattach`),
     even
     when the paper has no mark. ``text``: an anchor to keep when ``describe`` knows no paper
     (an import's record); an anchor already kept is then left as it is."""
-    from db.marks.statuses import anchor
-
     known = describe(paper_id) if describe else None
     if known:
         conn.execute("INSERT INTO annotation_anchors(paper_id, label, anchor) VALUES (?,?,?) "

@@ -1,10 +1,10 @@
 """Finding a paper again by its text: the matcher that re-attaches marks, notes and tags.
 
 A mark (or a note, or tags) remembers the normalized start of its paper's abstract
-(:func:`db.marks.statuses.anchor`). When the paper's id is gone (its abstract was edited, or the
+(:func:`db.marks.history.anchor`). When the paper's id is gone (its abstract was edited, or the
 record
 comes from another machine's seed files), the paper whose anchor is nearly the same (rapidfuzz
-ratio >= :data:`db.marks.statuses.REATTACH_MIN_RATIO`) takes it over.
+ratio >= :data:`db.marks.history.REATTACH_MIN_RATIO`) takes it over.
 
 Comparing one anchor with every paper's cost ~3 ms per 1,000 papers (300 unknown marks against
 9,339 papers: 27 s). So the comparison runs on a few candidates only: an anchor equal to a
@@ -20,6 +20,11 @@ import sqlite3
 from collections.abc import Callable
 
 from db.index.schema import BM25_WEIGHTS
+from db.marks import notes
+from db.marks.history import ANCHOR_CHARS, log_event, next_batch, now
+from db.store.sqlite import write_transaction
+from db.text import paper_id as id_of
+from db.text import tokens
 
 #: The anchor's rarest words (by the index's document frequency) that make the FTS query.
 QUERY_WORDS = 8
@@ -36,7 +41,7 @@ class Finder:
 
     ``index``: a connection to the index. ``pool``: ``{paper_id: anchor}`` of the papers that may
     be found (the ones a sync added), or None for every paper in the index (read lazily, and
-    only for anchors the index cannot narrow down). ``anchor_of``: :func:`db.marks.statuses.anchor`.
+    only for anchors the index cannot narrow down). ``anchor_of``: :func:`db.marks.history.anchor`.
     Each paper is found at most once (:meth:`take`), so two orphans never land on one paper.
     """
 
@@ -82,12 +87,10 @@ class Finder:
                     self._exact.setdefault(text, pid)
             found = self._exact.get(anchor)
             return found if found and found not in self.taken else None
-        from db.marks.statuses import ANCHOR_CHARS
-        from db.text import paper_id
 
         if len(anchor) >= ANCHOR_CHARS:  # a cut anchor is not the whole abstract
             return None
-        pid = paper_id(anchor)  # a short abstract's anchor is all of it: its id says the paper
+        pid = id_of(anchor)  # a short abstract's anchor is all of it: its id says the paper
         row = self.index.execute("SELECT coalesce(nullif(abstract, ''), title) FROM papers "
                                  "WHERE id=?", (pid,)).fetchone()
         if row and pid not in self.taken and self.anchor_of(row[0]) == anchor:
@@ -97,7 +100,6 @@ class Finder:
     def _candidates(self, anchor: str) -> dict[str, str] | None:
         """``{id: anchor}`` of the papers the index ranks best for the anchor's rarest words,
         or None when the anchor has too few words the index knows."""
-        from db.search.query import tokens
 
         found = tokens(anchor)
         words = list(dict.fromkeys(t for t in found if len(t) > 1))
@@ -143,3 +145,54 @@ class Finder:
             if score > best_score and score >= self.min_ratio:
                 best, best_score = pid, score
         return best
+
+
+def reattach(conn: sqlite3.Connection, orphan_ids: list[str], finder: Finder) -> int:
+    """Move orphaned marks, notes and tags to near-identical new papers (rapidfuzz ratio >=
+    REATTACH_MIN_RATIO, found by ``finder``: :class:`db.marks.refind.Finder` over the papers a sync
+    just added).
+
+    ``orphan_ids`` are papers the index no longer has that have a mark, a note or tags. A mark
+    travels by its own anchor; a note or tags of an unmarked paper by the anchor stored when
+    they were written (``annotation_anchors``). A paper that already has a mark is never
+    overwritten, and what it has of notes and tags is kept. Each move is recorded in
+    ``mark_events`` (kind ``reattach``: a mark's status, or "" for notes and tags alone).
+    Returns how many papers' marks, notes or tags moved.
+    """
+    if not orphan_ids:
+        return 0
+    wanted = set(orphan_ids)
+    statuses: dict[str, tuple[str, str | None]] = {}
+    for paper_id, status, text in conn.execute("SELECT paper_id, status, anchor FROM marks"):
+        if paper_id in wanted:
+            statuses[paper_id] = (status, text)
+        else:
+            finder.take(paper_id)
+    kept = dict(conn.execute("SELECT paper_id, anchor FROM annotation_anchors"))
+    lost = []
+    for paper_id in dict.fromkeys(orphan_ids):
+        status, text = statuses.get(paper_id, ("", None))
+        text = text or kept.get(paper_id)  # a mark of an older papertray may have no anchor
+        if text:
+            lost.append((paper_id, status, text))
+    moved = 0
+    stamp = now()
+    with write_transaction(conn):
+        batch = next_batch(conn)
+        for old_id, status, text in lost:
+            new_id = finder.find(text)
+            if not new_id:
+                continue
+            finder.take(new_id)
+            # the mark, note and tags remember the text they moved to: the next small edit is
+            # measured from it, not from the text they were first written for
+            now_anchor = finder.anchor(new_id)
+            if status:
+                conn.execute("UPDATE marks SET paper_id=?, anchor=coalesce(?, anchor) "
+                             "WHERE paper_id=?", (new_id, now_anchor, old_id))
+            notes.move(conn, old_id, new_id)
+            conn.execute("UPDATE annotation_anchors SET anchor=coalesce(?, anchor) "
+                         "WHERE paper_id=?", (now_anchor, new_id))
+            log_event(conn, batch, stamp, "reattach", old_id, status, status, new_id)
+            moved += 1
+    return moved

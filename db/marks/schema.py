@@ -40,7 +40,7 @@ CREATE TABLE IF NOT EXISTS notes (
 );
 CREATE TABLE IF NOT EXISTS tags (
     paper_id TEXT NOT NULL,
-    tag TEXT NOT NULL,              -- folded: db.marks.notes.tag_name()
+    tag TEXT NOT NULL,              -- folded: db.text.tag_name()
     added_at TEXT NOT NULL,
     PRIMARY KEY (paper_id, tag)
 ) WITHOUT ROWID;
@@ -50,7 +50,7 @@ CREATE INDEX IF NOT EXISTS tags_by_tag ON tags(tag);
 CREATE TABLE IF NOT EXISTS annotation_anchors (
     paper_id TEXT PRIMARY KEY,
     label TEXT,                     -- the paper's name or headline, for people reading orphans
-    anchor TEXT NOT NULL            -- db.marks.statuses.anchor() of the abstract (or title)
+    anchor TEXT NOT NULL            -- db.marks.history.anchor() of the abstract (or title)
 );
 """
 

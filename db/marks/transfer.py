@@ -2,14 +2,14 @@
 
 The file (``papertray marks export``) holds every mark with its paper id, status and time, and
 enough of the paper to find it when ids differ (another version of a seed file): its title or
-name and the normalized start of its abstract (:func:`db.marks.statuses.anchor`). A paper set back
+name and the normalized start of its abstract (:func:`db.marks.history.anchor`). A paper set back
 to
 *new* is written too (status ``new``, from the history), so that the reset travels as well.
 
 Merging (``papertray marks import``): per paper, the newer ``updated_at`` wins; on a tie the
 marks here are kept, so a second import of the same file changes nothing. A mark whose id is
 not in the index is re-attached to the paper whose text it matches (rapidfuzz ratio >=
-:data:`db.marks.statuses.REATTACH_MIN_RATIO`, as a sync does), else kept as an orphan — never
+:data:`db.marks.history.REATTACH_MIN_RATIO`, as a sync does), else kept as an orphan — never
 dropped.
 Every change is one ``mark`` batch in ``mark_events``: ``papertray undo`` undoes an import.
 
@@ -30,7 +30,8 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from db.marks import notes as notes_db
-from db.marks.statuses import ANCHOR_CHARS, Describe, log_event, next_batch, now, status_of
+from db.marks.history import ANCHOR_CHARS, Describe, log_event, next_batch, now
+from db.marks.statuses import status_of
 from db.models import LibraryError, MarkChange
 from db.store.sqlite import write_transaction
 from db.text import one_line
@@ -107,7 +108,7 @@ def export_marks(index: sqlite3.Connection) -> dict:
 
 
 def _export_annotations(index: sqlite3.Connection) -> list[dict]:
-    from db.marks.statuses import anchor
+    from db.marks.history import anchor
 
     found = []
     for item in notes_db.annotations(index, schema="m."):

@@ -8,14 +8,15 @@ from __future__ import annotations
 
 import sqlite3
 
-from db.search.query import Query, tokens
+from db.search.query import Query
+from db.text import tokens
 
 
 def note_match(conn: sqlite3.Connection, q: Query, mode: str) -> list[str]:
     """Ids of the papers whose note (in the marks file) has the query's words, as plain text
     (``mode`` "all" or "any" as for the FTS expression); [] quickly when no note has them.
 
-    A note is compared by its index tokens (:func:`db.search.query.tokens`), as the abstracts are:
+    A note is compared by its index tokens (:func:`db.text.tokens`), as the abstracts are:
     ``multi-task`` and ``GPT-3.5`` find the note that has them, ``Élan`` finds ``elan``.
     """
     if not q.positive:

@@ -15,11 +15,9 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 
-from db.marks.notes import tag_name
 from db.models import LibraryError
-from db.text import clean, join_tokens, search_form
+from db.text import clean, join_tokens, tag_name, tokens
 
-_TOKEN_RE = re.compile(r"[^\W_]+")
 #: A phrase, a filter whose value is in quotes (``in:"ICML 2025"``, ``au:"andrea vedaldi"``: one
 #: value, as a phrase is one term), or a word.
 _PIECE_RE = re.compile(r'(-?)"([^"]*)("?)|(-?(?i:is|has|in|tag|au):"[^"]*"?|\S+)')
@@ -95,7 +93,7 @@ class Query:
     has_code: bool | None = None  # True: has:code; False: -has:code
     within: list[str] = field(default_factory=list)
     not_within: list[str] = field(default_factory=list)  # -in:TEXT
-    tags: list[str] = field(default_factory=list)  # tag:NAME (folded by db.marks.notes.tag_name)
+    tags: list[str] = field(default_factory=list)  # tag:NAME (folded by db.text.tag_name)
     not_tags: list[str] = field(default_factory=list)  # -tag:NAME
     authors: list[Term] = field(default_factory=list)  # au:NAME, -au:NAME (Term.negated)
     notices: list[str] = field(default_factory=list)
@@ -180,15 +178,6 @@ class Query:
 def _quoted(value: str) -> str:
     """A filter's value as typed back: in quotes when it has a space (``in:"ICML 2025"``)."""
     return f'"{value}"' if any(c.isspace() for c in value) else value
-
-
-def tokens(text: str) -> tuple[str, ...]:
-    """The index tokens of ``text``: NFKC, case-folded, diacritics removed, split like unicode61.
-
-    CJK characters are one token each, as in the index (:func:`db.text.search_form`), so a run of
-    them becomes a phrase that matches wherever the run occurs inside a longer one.
-    """
-    return tuple(_TOKEN_RE.findall(search_form(text).casefold()))
 
 
 def parse(text: str, typing: bool = False) -> Query:

@@ -18,8 +18,8 @@ from functools import lru_cache
 
 from db.index.schema import BM25_WEIGHTS
 from db.models import SearchResult
-from db.search.query import tokens
 from db.search.run import _HIT_COLUMNS, _hits
+from db.text import tokens
 
 #: Distinctive words a "more like this" query uses. Fewer miss papers that share the topic in
 #: other words; more let common words in (on the shipped seeds, 20 ranks the mixture-of-experts

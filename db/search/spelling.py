@@ -14,7 +14,7 @@ import sqlite3
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from db.search.query import tokens
+from db.text import tokens
 
 MAX_ALTERNATIVES = 2  # a corrected word matches its best spelling and at most one near-tie
 NEAR_TIE = 0.35  # goodness points (one edit = 1.0; doubling the df ≈ 0.1)

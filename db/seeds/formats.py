@@ -25,8 +25,9 @@ from collections.abc import Iterator
 from dataclasses import replace
 
 from db.seeds.bibtex import bib_records, unbrace
+from db.seeds.decode import DecodeError, decode
 from db.seeds.entry import Entry, SeedError, abstract_entry, collection_label
-from db.text import DecodeError, clean, decode, normalize
+from db.text import clean, normalize
 
 #: gzip-compressed seed files are read up to this many bytes once expanded (a guard against a
 #: "zip bomb"; the 87,409-abstract corpus is 120 MB expanded).

@@ -7,9 +7,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from db.seeds import formats
+from db.seeds.decode import DecodeError, decode
 from db.seeds.entry import Entry, SeedError
 from db.seeds.plain import parse_text
-from db.text import DecodeError, clean, decode
+from db.text import clean
 
 
 def parse_file(path: Path, data: bytes,
