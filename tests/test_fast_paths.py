@@ -16,6 +16,7 @@ import pytest
 
 import db.index.schema
 import db.index.sync
+import db.index.write
 import db.seeds.dictionary
 import db.seeds.parallel
 import db.seeds.read
@@ -96,7 +97,7 @@ def test_a_cancelled_parallel_parse_writes_nothing(seeds_copy, tmp_path, monkeyp
 
 def test_bulk_load_indexes_every_paper_and_keeps_the_trigger(seeds_copy, tmp_path, plain,
                                                              monkeypatch):
-    monkeypatch.setattr(db.index.sync, "BULK_MIN_ROWS", 1)
+    monkeypatch.setattr(db.index.write, "BULK_MIN_ROWS", 1)
     data = tmp_path / "bulk"
     with _synced(seeds_copy, data) as lib:
         assert lib.fts_ok()
@@ -105,7 +106,7 @@ def test_bulk_load_indexes_every_paper_and_keeps_the_trigger(seeds_copy, tmp_pat
         extra = seeds_copy / "zz_extra.txt"
         extra.write_text("ICML 2025 Papers\n\nWe propose Quokkaformer, a marsupial model.\n",
                          encoding="utf-8")
-        monkeypatch.setattr(db.index.sync, "BULK_MIN_ROWS", 200)
+        monkeypatch.setattr(db.index.write, "BULK_MIN_ROWS", 200)
         assert lib.sync().added == 1
         assert [h.name for h in all_hits(lib, "marsupial")] == ["Quokkaformer"]
         assert lib.fts_ok()
@@ -121,7 +122,7 @@ def test_bulk_load_indexes_every_paper_and_keeps_the_trigger(seeds_copy, tmp_pat
 
 
 def test_a_first_build_leaves_no_free_pages(tmp_path, monkeypatch):
-    monkeypatch.setattr(db.index.sync, "BULK_MIN_ROWS", 1)
+    monkeypatch.setattr(db.index.write, "BULK_MIN_ROWS", 1)
     seeds = copy_seeds(tmp_path / "seeds", REPO / "seeds" / FILE_A, REPO / "seeds" / FILE_B)
     _synced(seeds, tmp_path / "data").close()
     conn = sqlite3.connect(tmp_path / "data" / "index.sqlite")
@@ -342,7 +343,7 @@ def test_a_bulk_first_build_of_odd_and_structured_seeds_equals_the_plain_one(
         shutil.copy(DATA / "formats" / sample, seeds / sample)
     monkeypatch.setattr(db.index.sync, "STREAM_MIN_BYTES", 10**12)
     _synced(seeds, tmp_path / "plain").close()
-    monkeypatch.setattr(db.index.sync, "BULK_MIN_ROWS", 1)
+    monkeypatch.setattr(db.index.write, "BULK_MIN_ROWS", 1)
     if stream:
         monkeypatch.setattr(db.index.sync, "STREAM_MIN_BYTES", 0)
     streamed = []
@@ -368,7 +369,7 @@ def test_a_bulk_first_build_of_odd_and_structured_seeds_equals_the_plain_one(
     ).fetchone()[0] > 0
     if stream:  # the first build's large FTS5 buffer is not what later writes use
         assert conn.execute("SELECT v FROM papers_fts_config WHERE k = 'hashsize'"
-                            ).fetchone() == (db.index.sync.FTS_HASH_BYTES,) == (1024 * 1024,)
+                            ).fetchone() == (db.index.write.FTS_HASH_BYTES,) == (1024 * 1024,)
     conn.close()
     assert len(bulk["papers"]) > 35  # the odd and structured seeds were loaded too
     assert _secondary_indexes(tmp_path / "bulk") == [
@@ -376,7 +377,7 @@ def test_a_bulk_first_build_of_odd_and_structured_seeds_equals_the_plain_one(
 
 
 def test_the_unique_paper_index_is_back_after_a_bulk_build(tmp_path, monkeypatch):
-    monkeypatch.setattr(db.index.sync, "BULK_MIN_ROWS", 1)
+    monkeypatch.setattr(db.index.write, "BULK_MIN_ROWS", 1)
     _synced(copy_seeds(tmp_path / "seeds"), tmp_path / "data").close()
     conn = sqlite3.connect(tmp_path / "data" / "index.sqlite")
     row = conn.execute("SELECT * FROM papers LIMIT 1").fetchone()
@@ -444,7 +445,7 @@ def test_a_sync_leaves_the_marks_file_free_to_write(seeds_copy, tmp_path, monkey
     monkeypatch.setattr(db.index.sync, "STREAM_MIN_BYTES", 0 if stream else 10**12)
     data = tmp_path / "data"
     seen: list[tuple[bool, bool]] = []  # (index locked, marks free) after each parsed file
-    add = db.index.sync._Writer.add
+    add = db.index.write.Writer.add
 
     def checked_add(self, planned):
         add(self, planned)
@@ -459,7 +460,7 @@ def test_a_sync_leaves_the_marks_file_free_to_write(seeds_copy, tmp_path, monkey
             index.close()
         seen.append((locked, _marks_lock_free(data)))
 
-    monkeypatch.setattr(db.index.sync._Writer, "add", checked_add)
+    monkeypatch.setattr(db.index.write.Writer, "add", checked_add)
     with Library([seeds_copy], data) as lib:
         assert lib.sync().added == 35
         assert len(seen) >= 2 and set(seen) == {(True, True)}  # each seed file written locked

@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterator
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import db.index.rows
 import db.index.sync
 from db.seeds import derive
 from db.seeds.dictionary import is_english_word
@@ -139,7 +140,7 @@ def _check_text(text: str) -> None:
     assert clean(text) == plain_clean(text)
     assert list(iter_sentences(text)) == list(plain_sentences(text))
     assert search_form(text) == plain_search_form(text)
-    assert db.index.sync.terms_of(text) == plain_terms(text)
+    assert db.index.rows.terms_of(text) == plain_terms(text)
     assert normalize(text) == plain_normalize(text)
     assert single_spaced(text) == " ".join(text.split())
     plain = one_line(derive._strip_markup(text))
@@ -176,18 +177,18 @@ def test_fast_paths_give_the_plain_results_on_generated_text(text):
 
 def test_a_file_vocabulary_counts_each_paper_once_with_its_terms():
     """prepare_file counts the words of each distinct paper of the file (a paper twice in the
-    file once): the counts that summing db.index.sync._terms of each paper gives."""
+    file once): the counts that summing db.index.rows.entry_terms of each paper gives."""
     f = next(SHIPPED_SEEDS.glob("*.txt"))
     entries = parse_file(f, f.read_bytes())[1]
     entries = entries + entries[:3]  # the same abstracts twice in one file
-    rows, vocab = db.index.sync.prepare_file(entries)
+    rows, vocab = db.index.rows.prepare_file(entries)
     expected: Counter[str] = Counter()
     for e in {e.id: e for e in entries}.values():
-        expected.update(db.index.sync._terms(e))
+        expected.update(db.index.rows.entry_terms(e))
     assert vocab == expected and len(rows) == len(entries)
-    assert vocab["learning"] == sum("learning" in db.index.sync._terms(e)
+    assert vocab["learning"] == sum("learning" in db.index.rows.entry_terms(e)
                                     for e in {e.id: e for e in entries}.values()) > 3
-    assert rows == [db.index.sync._paper_row(e) for e in entries]
+    assert rows == [db.index.rows.paper_row(e) for e in entries]
 
 
 def test_an_entry_survives_pickling_whole():

@@ -15,8 +15,10 @@ import sqlite_utils
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import db.index.rows
 import db.index.schema
 import db.index.sync
+import db.index.write
 import db.seeds.parallel
 from db import Library
 from db.index.schema import INDEX_VERSION
@@ -226,7 +228,7 @@ def test_interrupted_sync_leaves_the_previous_index_whole(library, seeds_copy, m
     def crash(*args, **kwargs):
         raise RuntimeError("power cut in the middle of the write")
 
-    monkeypatch.setattr(db.index.sync, "_update_vocab", crash)  # the last step of apply_changes
+    monkeypatch.setattr(db.index.write, "_update_vocab", crash)  # the last step of apply_changes
     with pytest.raises(RuntimeError, match="power cut"):
         library.sync()
 
@@ -341,7 +343,7 @@ def _vocabulary_recount(lib: Library) -> dict[str, int]:
     index = sqlite_utils.Database(lib.paths.index)
     for row in index.query("SELECT name, title, coalesce(body, abstract) AS body FROM papers"):
         text = " ".join(v for v in (row["name"], row["title"], row["body"]) if v)
-        for term in db.index.sync.terms_of(text):
+        for term in db.index.rows.terms_of(text):
             counts[term] = counts.get(term, 0) + 1
     return counts
 
@@ -386,7 +388,7 @@ def test_a_killed_forced_sync_leaves_the_fingerprints(library, seeds_copy, parse
     def die(*args, **kwargs):
         raise KeyboardInterrupt
 
-    real_apply = db.index.sync.apply_changes
+    real_apply = db.index.write.apply_changes
     monkeypatch.setattr(db.index.sync, "apply_changes", die)
     with pytest.raises(KeyboardInterrupt):
         library.sync(force=True)
@@ -404,7 +406,7 @@ def test_vocabulary_words_of_ascii_text_are_the_regex_words(text):
     without those that contain "_"."""
     from db.text import WORD_RE
 
-    assert db.index.sync.terms_of(text) == {w for w in WORD_RE.findall(text.casefold())
+    assert db.index.rows.terms_of(text) == {w for w in WORD_RE.findall(text.casefold())
                                             if "_" not in w}
 
 

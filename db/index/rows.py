@@ -1,0 +1,167 @@
+"""A seed entry as the index stores it: its row of ``papers``, the words it adds to the
+vocabulary, and the fields a structured seed gives it (kept in ``sources.meta``).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import unicodedata
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import replace
+from itertools import chain
+
+from db.seeds.entry import Entry
+from db.text import NOT_WORD_BYTES, WORD_RE, fold, non_ascii_pieces, search_form
+
+
+def terms_of(text: str) -> set[str]:
+    """The distinct words of ``text`` as the vocabulary stores them (folded, unstemmed)."""
+    if text.isascii():  # WORD_RE.findall's words, a third faster: non-words to spaces, split
+        words = set(text.lower().encode().translate(NOT_WORD_BYTES).decode().split())
+        return {w for w in words if "_" not in w} if "_" in text else words
+    # the same with text that is not ASCII (a fifth of abstracts: a dash, a quote, an accent):
+    # ASCII non-words to spaces in the UTF-8 bytes (the bytes of other characters are >= 128),
+    # and only the space-separated pieces that hold another character go through WORD_RE
+    # (a regex scan of the whole text: 44 µs instead of 33); tests/test_parse_fast_paths.py
+    # compares
+    spaced = unicodedata.normalize("NFKC", text).casefold().encode().translate(
+        NOT_WORD_BYTES).decode()
+    ascii_parts, words = [], []
+    for piece, other in non_ascii_pieces(spaced):
+        if other:
+            words += WORD_RE.findall(piece)
+        else:
+            ascii_parts.append(piece)
+    terms = set(" ".join(ascii_parts).split())
+    if "_" in spaced:
+        terms = {w for w in terms if "_" not in w}
+    terms.update(w if w.isascii() else fold(w) for w in words if "_" not in w)
+    return terms
+
+
+#: The columns of ``papers`` that a seed entry fills, in the order of :func:`paper_row`.
+PAPER_COLUMNS = ("id", "name", "title", "headline", "abstract_source", "abstract", "body",
+                  "urls", "code_url", "authors", "year", "venue")
+
+
+def prepare(e: Entry) -> tuple:
+    """What the index needs of an entry: its :func:`paper_row`."""
+    return paper_row(e)
+
+
+def prepare_file(entries: list[Entry]) -> tuple[list[tuple], Counter[str]]:
+    """:func:`prepare` of each entry, and the file's vocabulary: term → papers of this file
+    that have it (a paper twice in the file counts once).
+
+    Runs where the entries were parsed (a worker process on a large sync, see db.seeds.parallel), so
+    that the calling process adds up ~50 counters (~25,000 words each) instead of counting
+    every paper's ~110 words (12 µs a paper).
+    """
+    rows = [paper_row(e) for e in entries]
+    seen: set[str] = set()
+
+    def terms() -> Iterator[set[str]]:  # (one paper's words at a time: ~10 kB each)
+        for e, row in zip(entries, rows, strict=True):
+            if e.id not in seen:
+                seen.add(e.id)
+                yield entry_terms(e, row[6])
+
+    vocab: Counter[str] = Counter()
+    vocab.update(chain.from_iterable(terms()))  # (one call: counted in C)
+    return rows, vocab
+
+
+def paper_row(e: Entry) -> tuple:
+    """An entry as the values of :data:`PAPER_COLUMNS`: the one place an Entry becomes a row.
+
+    body: the abstract as the FTS indexes it (CJK characters split, db.text.search_form), NULL
+    when that is the abstract itself; the vocabulary is taken from the same form, so that
+    "BERT" inside Chinese text is a known word.
+    """
+    return (e.id, e.name, e.title, e.headline, source_text(e), e.abstract_markup,
+            search_body(e.abstract_markup), json.dumps(list(e.urls)) if e.urls else "[]",
+            e.code_url,
+            authors_text(e), e.year, e.venue)
+
+
+def collection_of(e: Entry, file_collection: str) -> str:
+    """A record's own venue (and year) is its collection (one JSON file may hold many venues);
+    else its first seed file's."""
+    return f"{e.venue} {e.year or ''}".strip() if e.venue else file_collection
+
+
+def search_body(markup: str) -> str | None:
+    """The FTS text of an abstract when it differs from the abstract (CJK, non-ASCII), else None."""
+    form = search_form(markup)
+    return None if form == markup else form
+
+
+def source_text(entry: Entry) -> str | None:
+    """The abstract as in the seed file, stored only where it differs from the repaired text
+    (a few per cent of abstracts): storing it twice would nearly double the index."""
+    return None if entry.abstract_source == entry.abstract_markup else entry.abstract_source
+
+
+def meta_json(entry: Entry) -> str | None:
+    """The fields a structured seed's record gives its paper, as JSON (None for a text seed)."""
+    if not entry.rich:
+        return None
+    return json.dumps({"title": entry.title, "authors": list(entry.authors), "year": entry.year,
+                       "venue": entry.venue, "urls": list(entry.urls),
+                       "code_url": entry.code_url}, ensure_ascii=False)
+
+
+def fields_of(conn: sqlite3.Connection, every: bool = False) -> dict[str, dict]:
+    """Affected paper id → the fields of its first structured source (file path, position).
+    ``every``: every paper is affected (a first build), temp.affected is not filled."""
+    found: dict[str, str] = {}
+    for paper_id, meta in conn.execute(
+            "SELECT paper_id, meta FROM sources WHERE meta IS NOT NULL AND (? OR paper_id IN "
+            "(SELECT id FROM temp.affected)) ORDER BY file, position", (every,)):
+        found.setdefault(paper_id, meta)
+    return {k: json.loads(v) for k, v in found.items()}
+
+
+def with_fields(entry: Entry, fields: dict | None) -> Entry:
+    """``entry`` with a structured source's fields, or with none (as its abstract alone gives)."""
+    if fields is None:
+        # a title-only paper (no abstract) always has a structured source
+        if not entry.rich or not entry.abstract_source:
+            return entry
+        from db.seeds.entry import abstract_entry
+
+        return abstract_entry(entry.abstract_source, entry.position, entry.collection)
+    return replace(entry, title=fields["title"], authors=tuple(fields["authors"]),
+                   year=fields["year"], venue=fields["venue"], urls=tuple(fields["urls"]),
+                   code_url=fields["code_url"], rich=True)
+
+
+def entries_of(conn: sqlite3.Connection, ids: list[str]) -> list[Entry]:
+    """Entries rebuilt from the index's rows of existing papers (no seed file is read)."""
+    out = []
+    for start in range(0, len(ids), 500):
+        chunk = ids[start:start + 500]
+        for row in conn.execute(
+                "SELECT id, name, title, headline, coalesce(abstract_source, abstract), abstract, "
+                "urls, code_url, authors, year, venue FROM papers WHERE id IN "
+                f"({','.join('?' * len(chunk))})", chunk):
+            out.append(Entry(
+                id=row[0], position=0, collection="", abstract_source=row[4],
+                abstract_markup=row[5], name=row[1], title=row[2], headline=row[3],
+                urls=tuple(json.loads(row[6])), code_url=row[7],
+                authors=tuple(row[8].split("; ")) if row[8] else (), year=row[9], venue=row[10],
+                rich=bool(row[2] or row[8] or row[9] or row[10])))
+    return out
+
+
+def entry_terms(entry: Entry, body: str | None = "") -> set[str]:
+    """The vocabulary words of a paper: name, title, abstract as the FTS sees it, authors."""
+    body = search_body(entry.abstract_markup) if body == "" else body
+    return terms_of(" ".join(filter(None, (entry.name, entry.title,
+                                           body or entry.abstract_markup, authors_text(entry)))))
+
+
+def authors_text(entry: Entry) -> str | None:
+    return "; ".join(entry.authors) or None
