@@ -235,14 +235,15 @@ def test_a_tie_longer_than_the_margin_gives_the_answer_of_the_general_query(
     """Pages cut inside a group of tied scores longer than the matches fetched past the page
     (TIE_MARGIN, made 2 here so the group is longer than it) are the pages of the general
     query, which joins every match and sorts by score and seed order (TIE_LIMIT 0 forces it)."""
-    import db.search.run
+    import db.search.match
+    import db.search.rank
 
     with _tied_library(tmp_path) as lib:
         pages = [(limit, offset) for limit in (1, 5, 7, 60) for offset in (0, 3, 29, 53, 54)]
-        monkeypatch.setattr(db.search.run, "TIE_MARGIN", 2)
-        monkeypatch.setattr(db.search.run, "_IN_CHUNK", 4)  # a page's rows read 4 at a time
+        monkeypatch.setattr(db.search.match, "TIE_MARGIN", 2)
+        monkeypatch.setattr(db.search.rank, "_IN_CHUNK", 4)  # a page's rows read 4 at a time
         fast = [lib.search(query, limit=li, offset=o, typing=True) for li, o in pages]
-        monkeypatch.setattr(db.search.run, "TIE_LIMIT", 0)
+        monkeypatch.setattr(db.search.match, "TIE_LIMIT", 0)
         general = [lib.search(query, limit=li, offset=o, typing=True) for li, o in pages]
         assert [(r.total, [h.id for h in r.hits]) for r in fast] == \
                [(r.total, [h.id for h in r.hits]) for r in general]

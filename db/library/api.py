@@ -28,22 +28,29 @@ from db.store.sqlite import write_transaction
 
 if TYPE_CHECKING:  # imported by the commands that need them (a warm `stats` needs neither)
     from db.marks import transfer as marks_io
-    from db.search.spelling import Vocabulary
+    from db.search.rewrite import Vocabulary
 
 DEFAULT_LIMIT = 200
 EXPORT_PAGE = 5000  # papers per query page while exporting
 
 
 def _search():
-    """:mod:`db.search`, imported with the first search: ranking, spelling and the query
+    """:mod:`db.search.run`, imported with the first search: ranking, spelling and the query
     rewriting cost a warm ``papertray stats`` ~20 ms of imports it does not use."""
-    from db.search import run as search
+    from db.search import run
 
-    return search
+    return run
+
+
+def _hits():
+    """:mod:`db.search.hits` (the rows of a paper), as :func:`_search`."""
+    from db.search import hits
+
+    return hits
 
 
 def _similar():
-    """:mod:`db.search.similar` (which imports :mod:`db.search`), as :func:`_search`."""
+    """:mod:`db.search.similar`, as :func:`_search`."""
     from db.search import similar
 
     return similar
@@ -288,11 +295,13 @@ class Library:
         from db.seeds.render import render_plain
 
         return {pid: snippet(render_plain(abstract), terms, marks)
-                for pid, abstract in _search().abstracts(self._index(), ids).items()}
+                for pid, abstract in _hits().abstracts(self._index(), ids).items()}
 
     def _vocab(self) -> Vocabulary:
         if self._vocabulary is None:
-            self._vocabulary = _search().Vocabulary.load(self._index())
+            from db.search.rewrite import Vocabulary
+
+            self._vocabulary = Vocabulary.load(self._index())
         return self._vocabulary
 
     @_recovering
@@ -318,10 +327,10 @@ class Library:
         """The whole paper with this id or unique id prefix. Raises :class:`LibraryError`."""
         full = self.resolve(paper_id)
         conn = self._index()
-        row = conn.execute(_search().paper_row_sql() + " WHERE p.id = ?", (full,)).fetchone()
+        row = conn.execute(_hits().paper_row_sql() + " WHERE p.id = ?", (full,)).fetchone()
         if row is None:
             raise LibraryError(f"no paper has the id {paper_id}")
-        return Paper(**_search().paper_from_row(conn, row))
+        return Paper(**_hits().paper_from_row(conn, row))
 
     def papers(self, query: str = "", status: str | None = None) -> Iterator[Paper]:
         """Every paper a query finds (whole papers, best first; seed order for no query), read
@@ -379,9 +388,9 @@ class Library:
         found: dict[str, Paper] = {}
         for start in range(0, len(ids), 500):
             chunk = ids[start:start + 500]
-            for row in conn.execute(_search().paper_row_sql() + " WHERE p.id IN "
+            for row in conn.execute(_hits().paper_row_sql() + " WHERE p.id IN "
                                     f"({','.join('?' * len(chunk))})", chunk):
-                found[row[0]] = Paper(**_search().paper_from_row(conn, row))
+                found[row[0]] = Paper(**_hits().paper_from_row(conn, row))
         return [found[i] for i in ids if i in found]
 
     @_recovering

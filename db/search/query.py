@@ -180,11 +180,12 @@ def _quoted(value: str) -> str:
     return f'"{value}"' if any(c.isspace() for c in value) else value
 
 
-def parse(text: str, typing: bool = False) -> Query:
+def parse(text: str, typing: bool = False, status: str | None = None) -> Query:
     """Parse user text into a :class:`Query`. Never raises.
 
     With ``typing`` the last word (when the text does not end in a space) becomes a prefix, so
     results follow each keystroke. Words with no letters or digits (``*``, ``-``, ``"``) vanish.
+    ``status`` (new, to-read or read; "all" or None: any) applies as ``is:STATUS`` would.
     """
     q = Query()
     text = unicodedata.normalize("NFKC", clean(text or ""))[:MAX_QUERY_CHARS]
@@ -248,6 +249,8 @@ def parse(text: str, typing: bool = False) -> Query:
         if (not last.negated and not last_piece.endswith('"') and last_piece[-1:].isalnum()
                 and len(last.tokens[-1]) >= MIN_TYPED_PREFIX):
             last.prefix = True
+    if status and status != "all":
+        q.require_status(status)
     return q
 
 

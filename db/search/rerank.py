@@ -110,7 +110,7 @@ def ranked(conn: sqlite3.Connection, q: Query, expression: str | None = None,
     the best partial matches (candidates from the rarest words). Ties keep the candidates' order.
 
     ``matches``, when the caller already has them, is every match of ``expression`` as
-    ``(rowid, bm25 score)`` in any order (``db.search.run._best_matches`` of a query with at most
+    ``(rowid, bm25 score)`` in any order (``db.search.match.best_matches`` of a query with at most
     :data:`CANDIDATES` matches): the candidates are then taken from it instead of a second bm25
     pass over the index, the same list (87k papers: 1.6-4.5 ms saved on a 3-word query).
 

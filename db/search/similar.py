@@ -18,7 +18,7 @@ from functools import lru_cache
 
 from db.index.schema import BM25_WEIGHTS
 from db.models import SearchResult
-from db.search.run import _HIT_COLUMNS, _hits
+from db.search.hits import HIT_COLUMNS, hits
 from db.text import tokens
 
 #: Distinctive words a "more like this" query uses. Fewer miss papers that share the topic in
@@ -130,8 +130,8 @@ def _run(conn: sqlite3.Connection, words: Counter[str], query: str, what: str,
             "LEFT JOIN m.marks k ON k.paper_id = p.id WHERE " + " AND ".join(clauses))
     total = conn.execute(f"SELECT count(*) {base}", [expression, *params]).fetchone()[0]
     rows = conn.execute(
-        f"SELECT {_HIT_COLUMNS}, -hit.score {base} ORDER BY hit.score, p.first_file, "
+        f"SELECT {HIT_COLUMNS}, -hit.score {base} ORDER BY hit.score, p.first_file, "
         "p.first_pos LIMIT ? OFFSET ?", [expression, *params, limit, offset]).fetchall()
     notice = f"{what} (by {', '.join(chosen[:6])}…)"
-    return SearchResult(query, " OR ".join(chosen), notice, total, _hits(conn, rows),
+    return SearchResult(query, " OR ".join(chosen), notice, total, hits(conn, rows),
                         tuple(chosen))

@@ -1,0 +1,133 @@
+"""Stage 4 of a search: the matches in order, one page of them.
+
+Ranking is FTS5's bm25 with the name/title columns weighted above the abstract
+(:data:`db.index.schema.BM25_WEIGHTS`), seed order on a tie, after the filters and exclusions.
+Two cases are ranked by :mod:`db.search.rerank` instead: when every word together matches fewer
+than a handful of papers (the best partial matches, said in a notice), and a title-like query
+of a few hundred matches (words side by side in the order typed come first).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+from db.search import rerank
+from db.search.hits import HIT_COLUMNS
+from db.search.match import MATCHED, Matches
+from db.search.query import Query
+
+_JOINS = "FROM papers p LEFT JOIN m.marks k ON k.paper_id = p.id"
+
+
+def rank(conn: sqlite3.Connection, q: Query, m: Matches, limit: int,
+         offset: int) -> tuple[int, list, str]:
+    """``(total, rows, notice)``: the papers ``m`` found, best first; rows of
+    :data:`~db.search.hits.HIT_COLUMNS` and a score (higher is better) for the page ``offset``
+    .. ``offset + limit``; ``notice`` says when partial matches were ranked ("" otherwise)."""
+    if m.expression is None:  # filters alone: every paper they keep, in seed order
+        return (*_listed(conn, m.filters, limit, offset), "")
+    if m.noted:
+        return (*_general(conn, m, limit, offset), "")
+    words = len(q.positive)
+    if words > 1 and m.having_all < rerank.handful(conn):
+        total, rows = _reranked(conn, q, None, m.filters, limit, offset)
+        return total, rows, _partial_notice(q, m.having_all) if total else ""
+    if words >= rerank.RERANK_TERMS and m.having_all <= rerank.CANDIDATES:
+        # every match is in the one bm25 pass when nothing filtered them and the page reached
+        # past them all: re-ranked from it, not from a second pass
+        every = m.best if m.best is not None and len(m.best) == m.having_all else None
+        return (*_reranked(conn, q, m.expression, m.filters, limit, offset, every), "")
+    if m.best is not None:
+        return m.having_all, _page_rows(conn, m.best, limit, offset), ""
+    return (*_general(conn, m, limit, offset), "")
+
+
+def _partial_notice(q: Query, having_all: int) -> str:
+    words = len({t.fts() for t in q.positive})  # as typed: "multi-task" is one, a repeat none
+    have = ("no paper has" if not having_all else
+            f"only {having_all} paper{'s have' if having_all > 1 else ' has'}")
+    return f"{have} all {words} words; showing best partial matches"
+
+
+def _reranked(conn: sqlite3.Connection, q: Query, expression: str | None,
+              filters: tuple[list[str], list], limit: int, offset: int,
+              matches: list[tuple[int, float]] | None = None) -> tuple[int, list]:
+    """One page of :func:`db.search.rerank.ranked` (given ``matches``, see there) after the
+    filters and exclusions: they only ever remove papers from its list."""
+    ranked = rerank.ranked(conn, q, expression, matches)
+    if not ranked:
+        return 0, []
+    clauses, params = filters
+    scores = dict(ranked)
+    marks = ",".join("?" * len(scores))
+    where = " AND ".join([f"p.rowid IN ({marks})", *clauses])
+    rows = conn.execute(f"SELECT {HIT_COLUMNS}, p.rowid {_JOINS} WHERE {where}",
+                        [*scores, *params]).fetchall()
+    rows.sort(key=lambda r: -scores[r[-1]])
+    page = [(*r[:-1], scores[r[-1]]) for r in rows[offset:offset + limit]]
+    return len(rows), page
+
+
+def _listed(conn: sqlite3.Connection, filters: tuple[list[str], list], limit: int,
+            offset: int) -> tuple[int, list]:
+    """``(total, rows)``: every paper the filters keep, in seed order."""
+    clauses, params = filters
+    where = (" WHERE " + " AND ".join(clauses)) if clauses else ""
+    total = conn.execute(f"SELECT count(*) {_JOINS}{where}", params).fetchone()[0]
+    rows = conn.execute(
+        f"SELECT {HIT_COLUMNS}, 0.0 {_JOINS}{where} ORDER BY p.first_file, p.first_pos "
+        "LIMIT ? OFFSET ?", [*params, limit, offset]).fetchall()
+    return total, rows
+
+
+def _general(conn: sqlite3.Connection, m: Matches, limit: int,
+             offset: int) -> tuple[int, list]:
+    """``(total, rows)``: one page of the papers matching ``m.expression`` after the filters
+    and exclusions, best bm25 first (seed order on a tie), the papers found by their note alone
+    after every bm25 hit."""
+    clauses, params = m.filters
+    matched, match_params = MATCHED, [m.expression]
+    if m.noted:
+        matched += (" UNION ALL SELECT np.rowid, 0.0 FROM papers np WHERE np.id IN "
+                    f"({','.join('?' * len(m.noted))}) AND NOT EXISTS (SELECT 1 FROM papers_fts "
+                    "WHERE papers_fts MATCH ? AND papers_fts.rowid = np.rowid)")
+        match_params += [*m.noted, m.expression]
+    base = (f"FROM ({matched}) hit JOIN papers p ON p.rowid = hit.rowid "
+            + _JOINS[len("FROM papers p"):])
+    where = (" WHERE " + " AND ".join(clauses)) if clauses else ""
+    total = conn.execute(f"SELECT count(*) {base}{where}",
+                         [*match_params, *params]).fetchone()[0]
+    rows = conn.execute(
+        f"SELECT {HIT_COLUMNS}, -hit.score {base}{where} ORDER BY hit.score, p.first_file, "
+        "p.first_pos LIMIT ? OFFSET ?", [*match_params, *params, limit, offset]).fetchall()
+    return total, rows
+
+
+#: Rowids bound in one ``IN (...)`` (SQLite allows 32,766 variables in a statement).
+_IN_CHUNK = 500
+
+
+def _page_rows(conn: sqlite3.Connection, best: list[tuple[int, float]], limit: int,
+               offset: int) -> list:
+    """The rows (``HIT_COLUMNS`` and the negated score) of the page ``offset .. offset +
+    limit`` of :attr:`Matches.best` (best first, ties in any order), ordered as the
+    general query orders them: by score, then seed order. Only the page's matches and those
+    tied with its first are read (a deep page of an export reads a page, not all before it)."""
+    if offset >= len(best):
+        return []
+    start = offset  # the first match tied with the page's first: seed order decides among them
+    while start > 0 and best[start - 1][1] == best[offset][1]:
+        start -= 1
+    scores = dict(best[start:])
+    ids = list(scores)
+    rows = []
+    for at in range(0, len(ids), _IN_CHUNK):
+        chunk = ids[at:at + _IN_CHUNK]
+        rows += conn.execute(
+            f"SELECT {HIT_COLUMNS}, p.rowid FROM papers p LEFT JOIN m.marks k "
+            f"ON k.paper_id = p.id WHERE p.rowid IN ({','.join('?' * len(chunk))})",
+            chunk).fetchall()
+    # Python orders str as SQLite's BINARY collation does (by code point); r[7], r[8] are the
+    # first source (first_file, first_pos)
+    rows.sort(key=lambda r: (scores[r[-1]], r[7], r[8]))
+    return [(*r[:-1], -scores[r[-1]]) for r in rows[offset - start:offset - start + limit]]
