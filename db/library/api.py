@@ -6,7 +6,6 @@ timeout and short write transactions let several processes share one data dir.
 
 from __future__ import annotations
 
-import functools
 import os
 import sqlite3
 import threading
@@ -15,16 +14,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from db.index import sync as sync_db
-from db.index.schema import move_aside
+from db.library import export, recovery, views
 from db.library.connections import Connections
+from db.library.recovery import recovering
 from db.marks import history, refind, statuses
 from db.marks import notes as notes_db
 from db.marks.backup import maybe_backup
 from db.models import STATUSES, LibraryError, MarkChange, Paper, SearchResult, SyncReport
 from db.seeds.discover import default_seed_paths, discover
-from db.store.files import quick_check
-from db.store.paths import DataPaths
-from db.store.sqlite import write_transaction
+from db.store.paths import DataPaths, writing
 
 if TYPE_CHECKING:  # imported by the commands that need them (a warm `stats` needs neither)
     from db.marks import transfer as marks_io
@@ -56,28 +54,6 @@ def _similar():
     return similar
 
 
-def _recovering(method):
-    """Reads that meet a damaged index (a page gone bad inside the file) rebuild it and retry.
-
-    The index is a cache: moving it aside and syncing again from the seeds loses nothing. A
-    damaged marks file is never touched; it raises :class:`LibraryError` with the restore hint.
-    """
-
-    @functools.wraps(method)
-    def wrapper(self: Library, *args, **kwargs):
-        try:
-            return method(self, *args, **kwargs)
-        except sqlite3.DatabaseError as exc:
-            if not self._index_damaged(exc):
-                raise
-            self._rebuild_after(exc)
-            report = self.sync(force=True)
-            with self._lock:  # keep the notice for the front end to show (Library.notices)
-                self.notices += report.notices
-            return method(self, *args, **kwargs)
-
-    return wrapper
-
 
 class Library:
     """A reader's library: seed files, their index, and the reader's marks.
@@ -102,24 +78,11 @@ class Library:
         #: not rebuild it (another papertray has it open), else None
         self.marks_damage: str | None = None
         if check_marks:
-            self._check_marks()
+            recovery.check_marks(self)
         marks = self._marks()  # open now, so that a bad data dir fails here and not in a worker
         #: the backup made on opening (at most every few hours), or None
         self.opening_backup = maybe_backup(marks, self.paths.marks)
 
-    def _check_marks(self) -> None:
-        """Check the marks file (:func:`db.marks.repair.check`); a damaged one is rebuilt
-        (:func:`db.marks.repair.repair`) before anything opens it."""
-        from db.marks import repair
-
-        damage = repair.check(self.paths.marks)
-        if damage == "ok":
-            return
-        try:
-            self.notices.append(repair.repair(self.paths.marks, damage, force=False).notice())
-        except LibraryError as exc:
-            self.marks_damage = str(exc)
-            self.notices.append(self.marks_damage)
 
     def _index(self) -> sqlite3.Connection:
         return self._db.index()
@@ -161,9 +124,10 @@ class Library:
         except sqlite3.DatabaseError as exc:
             if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
                 raise LibraryError("the index is busy in another papertray; try again") from None
-            if not self._index_damaged(exc):  # a full disk, say: moving the index would not help
+            # a full disk, say, is no damage: moving the index would not help
+            if not recovery.index_damaged(self, exc):
                 raise
-            self._rebuild_after(exc)
+            recovery.set_index_aside(self, exc)
             report, added = sync_db.sync(self._index(), self.seed_paths, True, progress)
         if added:
             self._vocabulary = None
@@ -181,63 +145,18 @@ class Library:
             taken, self.notices = self.notices, []
         return self._db.take_notices() + taken
 
-    def _index_damaged(self, exc: sqlite3.DatabaseError) -> bool:
-        """Whether ``exc`` comes from a damaged index file (checked with quick_check)."""
-        text = str(exc).lower()
-        if isinstance(exc, sqlite3.OperationalError) and ("locked" in text or "busy" in text):
-            return False
-        if quick_check(self.paths.marks) != "ok":
-            raise LibraryError(f"the marks file {self.paths.marks} is damaged ({exc}); papertray "
-                               "will not overwrite it. Run `papertray marks repair` to rebuild it "
-                               "from what can be read, the latest backup and the history."
-                               ) from None
-        return quick_check(self.paths.index) != "ok"
 
-    def _rebuild_after(self, exc: Exception) -> None:
-        self._db.close()
-        try:
-            moved = move_aside(self.paths.index)
-        except OSError as err:
-            raise LibraryError(f"the index {self.paths.index} is damaged ({exc}) and cannot be "
-                               f"moved aside ({err.strerror}); check that its folder can be "
-                               "written") from None
-        self._db.index_set_aside()
-        self.notices.append(f"the index was damaged ({exc}); moved it to {moved.name}; rebuilding")
 
     def _reattach(self, added: list[str]) -> int:
         orphan_ids = [row[0] for row in self.orphans()]
         orphan_ids += [row[0] for row in self.orphan_annotations()]
-        if not orphan_ids:
-            return 0
-        conn = self._index()
-        candidates = {}
-        for start in range(0, len(added), 500):
-            chunk = added[start:start + 500]
-            candidates.update(
-                (pid, history.anchor(text)) for pid, text in conn.execute(
-                    f"SELECT id, coalesce(nullif(abstract, ''), title) FROM papers WHERE id IN "
-                    f"({','.join('?' * len(chunk))})", chunk) if text)
-        if not candidates:
-            return 0
-        finder = refind.Finder(conn, candidates, history.anchor, history.REATTACH_MIN_RATIO)
-        return refind.reattach(self._marks(), orphan_ids, finder)
+        return refind.reattach_to_added(self._index(), self._marks(), orphan_ids, added)
 
     def _keep_anchors(self) -> None:
-        """Notes and tags written by a papertray that kept no anchor for them: keep one now, while
-        their paper is still in the index (before a sync may drop its old text)."""
-        missing = [row[0] for row in self._index().execute(
-            "SELECT paper_id FROM m.notes UNION SELECT paper_id FROM m.tags EXCEPT "
-            "SELECT paper_id FROM m.annotation_anchors")]
-        missing = [pid for pid in missing if self._describe(pid)]
-        if not missing:
-            return
-        conn = self._marks()
-        with write_transaction(conn):
-            for pid in missing:
-                notes_db.keep_anchor(conn, pid, self._describe)
+        notes_db.keep_missing_anchors(self._index(), self._marks(), self._describe)
 
     # -- reading -------------------------------------------------------------------------
-    @_recovering
+    @recovering
     def search(self, query: str = "", status: str | None = None, limit: int = DEFAULT_LIMIT,
                offset: int = 0, typing: bool = False) -> SearchResult:
         """Hits for ``query`` (the README's query language), best first, one page.
@@ -267,7 +186,7 @@ class Library:
                 raise
             return SearchResult(query, query, "could not run this query; showing nothing", 0, [])
 
-    @_recovering
+    @recovering
     def similar(self, paper_id: str, status: str | None = None, limit: int = DEFAULT_LIMIT,
                 offset: int = 0) -> SearchResult:
         """The papers most like ``paper_id`` (an id or unique prefix), best first, without it:
@@ -280,7 +199,7 @@ class Library:
         return _similar().similar(self._index(), paper.id, paper.label, status,
                                   max(0, min(int(limit), 10_000)), max(0, int(offset)))
 
-    @_recovering
+    @recovering
     def like_to_read(self, limit: int = DEFAULT_LIMIT, offset: int = 0) -> SearchResult:
         """New papers ranked by likeness to all to-read papers together (:mod:`db.search.similar`);
         no hits, with a notice, when nothing is to-read."""
@@ -304,7 +223,7 @@ class Library:
             self._vocabulary = Vocabulary.load(self._index())
         return self._vocabulary
 
-    @_recovering
+    @recovering
     def resolve(self, prefix: str) -> str:
         """The full id of the one paper whose id starts with ``prefix`` (case-insensitive).
 
@@ -322,7 +241,7 @@ class Library:
             raise LibraryError(f"id prefix {prefix} is ambiguous; type more of it")
         return rows[0][0]
 
-    @_recovering
+    @recovering
     def get(self, paper_id: str) -> Paper:
         """The whole paper with this id or unique id prefix. Raises :class:`LibraryError`."""
         full = self.resolve(paper_id)
@@ -344,126 +263,58 @@ class Library:
                 return
 
     def export(self, query: str, status: str | None, fmt: str, out: TextIO) -> int:
-        """Write the papers ``query`` finds to ``out`` in ``fmt``
-        (:data:`db.library.export.FORMATS`);
+        """Write the papers ``query`` finds to ``out`` in ``fmt`` (:data:`export.FORMATS`);
         returns how many. Raises ValueError for an unknown format."""
-        from db.library import export
-
         return export.write(self.papers(query, status), fmt, out, query)
 
     def export_file(self, path: Path, query: str = "", status: str | None = None,
                     fmt: str | None = None) -> int:
         """:meth:`export` into ``path`` (format from its ending when ``fmt`` is None, else
-        Markdown). Written to a temporary file first and renamed, so a failed export never
-        leaves half a file (a pipe or device is written directly: :func:`db.store.paths.writing`).
-        Raises OSError when the file cannot be written."""
-        from db.library import export
-
-        fmt = fmt or next((f for f, end in export.FORMATS.items() if path.suffix == end), "md")
-        from db.store.paths import writing
-
+        Markdown), written whole or not at all (:func:`db.store.paths.writing`). Raises
+        OSError when the file cannot be written, :class:`LibraryError` for a database file."""
+        fmt = fmt or export.format_of(path)
         with writing(path) as out:
             return self.export(query, status, fmt, out)
 
     def export_to_data_dir(self, query: str = "", status: str | None = None,
                            fmt: str = "md") -> tuple[Path, int]:
-        """:meth:`export_file` into ``exports/papertray-<UTC time>.<ending>`` beside the marks
-        file (the browser's export); returns the path and how many papers. Raises OSError."""
-        from datetime import UTC, datetime
-
-        from db.library.export import FORMATS
-
-        folder = self.paths.marks.parent / "exports"
-        folder.mkdir(mode=0o700, exist_ok=True)
-        stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
-        path, n = folder / f"papertray-{stamp}{FORMATS[fmt]}", 1
-        while path.exists():  # two exports in one second
-            n += 1
-            path = folder / f"papertray-{stamp}-{n}{FORMATS[fmt]}"
+        """:meth:`export_file` into a new file of ``exports/`` beside the marks file (the
+        browser's export: :func:`export.new_file`); returns the path and how many papers.
+        Raises OSError."""
+        path = export.new_file(self.paths.marks.parent / "exports", fmt)
         return path, self.export_file(path, query, status, fmt)
 
-    @_recovering
+    @recovering
     def _papers(self, ids: list[str]) -> list[Paper]:
-        conn = self._index()
-        found: dict[str, Paper] = {}
-        for start in range(0, len(ids), 500):
-            chunk = ids[start:start + 500]
-            for row in conn.execute(_hits().paper_row_sql() + " WHERE p.id IN "
-                                    f"({','.join('?' * len(chunk))})", chunk):
-                found[row[0]] = Paper(**_hits().paper_from_row(conn, row))
-        return [found[i] for i in ids if i in found]
+        return _hits().whole_papers(self._index(), ids)
 
-    @_recovering
+    @recovering
     def counts(self) -> dict[str, int]:
-        """``{"all", "new", "to-read", "read"}``: papers in the index by status (from SQL)."""
-        conn = self._index()
-        total = conn.execute("SELECT count(*) FROM papers").fetchone()[0]
-        by_status = dict(conn.execute(
-            "SELECT k.status, count(*) FROM m.marks k JOIN papers p ON p.id = k.paper_id "
-            "GROUP BY k.status").fetchall())
-        to_read, read = by_status.get("to-read", 0), by_status.get("read", 0)
-        return {"all": total, "new": total - to_read - read, "to-read": to_read, "read": read}
+        """``{"all", "new", "to-read", "read"}``: papers in the index by status."""
+        return views.counts(self._index())
 
-    @_recovering
+    @recovering
     def collections(self) -> dict[str, int]:
-        """Collection label → number of papers, largest first.
+        """Collection label → number of papers, largest first (:func:`views.collections`)."""
+        return views.collections(self._index())
 
-        A paper's collection is its record's venue and year, else its first seed file's (one
-        JSON file may hold many venues). Counted from the covering index ``papers_collection``:
-        grouping the papers rows themselves reads the whole table (87,000 abstracts: 40 ms).
-        """
-        return dict(self._index().execute(
-            "SELECT collection, count(*) FROM papers GROUP BY collection "
-            "ORDER BY count(*) DESC, collection").fetchall())
-
-    @_recovering
+    @recovering
     def orphans(self) -> list[tuple[str, str, str, str | None]]:
         """Marks whose paper is not in the index: ``(paper_id, status, updated_at, label)``."""
-        return self._index().execute(
-            "SELECT paper_id, status, updated_at, label FROM m.marks k "
-            "WHERE NOT EXISTS (SELECT 1 FROM papers p WHERE p.id = k.paper_id) "
-            "ORDER BY updated_at").fetchall()
+        return views.orphans(self._index())
 
-    @_recovering
+    @recovering
     def orphan_annotations(self) -> list[tuple[str, str, tuple[str, ...], str, str | None]]:
-        """Notes and tags whose paper is not in the index (kept, like orphan marks):
-        ``(paper_id, note, tags, updated_at, label)``, oldest first; ``updated_at`` is the
-        later of the note's time and the newest tag's."""
-        conn = self._index()
-        rows = conn.execute(
-            "SELECT a.paper_id, coalesce(n.text, ''), (SELECT group_concat(tag, ' ') FROM "
-            "(SELECT tag FROM m.tags t WHERE t.paper_id = a.paper_id ORDER BY tag)), "
-            "max(coalesce(n.updated_at, ''), coalesce((SELECT max(added_at) FROM m.tags t "
-            "WHERE t.paper_id = a.paper_id), '')), coalesce(k.label, x.label) "
-            "FROM (SELECT paper_id FROM m.notes UNION SELECT paper_id FROM m.tags) a "
-            "LEFT JOIN m.notes n ON n.paper_id = a.paper_id "
-            "LEFT JOIN m.marks k ON k.paper_id = a.paper_id "
-            "LEFT JOIN m.annotation_anchors x ON x.paper_id = a.paper_id "
-            "WHERE NOT EXISTS (SELECT 1 FROM papers p WHERE p.id = a.paper_id)").fetchall()
-        found = [(pid, note, tuple((tags or "").split()), at, label)
-                 for pid, note, tags, at, label in rows]
-        return sorted(found, key=lambda r: (r[3], r[0]))
+        """Notes and tags whose paper is not in the index: ``(paper_id, note, tags,
+        updated_at, label)``, oldest first (:func:`views.orphan_annotations`)."""
+        return views.orphan_annotations(self._index())
 
-    @_recovering
+    @recovering
     def stats(self) -> dict:
-        """The ``papertray stats --json`` shape (README): papers, entries, files, collections,
-        status counts, orphan marks and problem files."""
-        conn = self._index()
-        counts = self.counts()
-        return {
-            "papers": counts["all"],
-            "entries": conn.execute("SELECT count(*) FROM sources").fetchone()[0],
-            "files": conn.execute("SELECT count(*) FROM files WHERE status='loaded'").fetchone()[0],
-            "collections": self.collections(),
-            "status": {s: counts[s] for s in STATUSES},
-            "orphan_marks": len(self.orphans()),
-            "orphan_annotations": len(self.orphan_annotations()),
-            "problems": ([{"file": str(self.paths.marks), "reason": self.marks_damage}]
-                         if self.marks_damage else [])
-            + [{"file": f, "reason": r} for f, r in discover(self.seed_paths).problems]
-            + [{"file": f, "reason": r} for f, r in conn.execute(
-                "SELECT display, reason FROM files WHERE status != 'loaded' ORDER BY display")],
-        }
+        """The ``papertray stats --json`` shape (:func:`views.stats`); a damaged marks file that
+        could not be rebuilt is its first problem."""
+        problems = [(str(self.paths.marks), self.marks_damage)] if self.marks_damage else []
+        return views.stats(self._index(), problems + discover(self.seed_paths).problems)
 
     # -- marks ---------------------------------------------------------------------------
     def set_status(self, ids: Iterable[str], status: str) -> list[MarkChange]:
@@ -522,11 +373,7 @@ class Library:
         return notes_db.annotations(self._marks())
 
     def _describe(self, paper_id: str) -> tuple[str | None, str] | None:
-        # a paper known only by its title is anchored by its title
-        row = self._index().execute("SELECT coalesce(name, title, headline), "
-                                    "coalesce(nullif(abstract, ''), title) "
-                                    "FROM papers WHERE id=?", (paper_id,)).fetchone()
-        return (row[0], row[1]) if row else None
+        return views.describe(self._index(), paper_id)
 
     def export_marks(self) -> dict:
         """Every mark (and reset to new) as the JSON data of a marks file; see
@@ -546,8 +393,7 @@ class Library:
                                      self._describe)
 
     def _known(self, paper_id: str) -> bool:
-        return self._index().execute("SELECT 1 FROM papers WHERE id=?",
-                                     (paper_id,)).fetchone() is not None
+        return views.known(self._index(), paper_id)
 
     def fts_ok(self) -> bool:
         """FTS5's integrity-check of the index (True when the index is consistent)."""

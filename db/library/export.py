@@ -14,6 +14,8 @@ import json
 import re
 import unicodedata
 from collections.abc import Iterable
+from datetime import UTC, datetime
+from pathlib import Path
 from typing import TextIO
 
 from db.models import Paper
@@ -166,3 +168,20 @@ def _braced(value: str) -> str:
     value = " ".join(value.split())
     drop = {int(spot[:-1]) for spot in _unpaired(value)}
     return "".join(ch for i, ch in enumerate(value) if i not in drop) if drop else value
+
+
+def format_of(path: Path) -> str:
+    """The format a file's ending names (:data:`FORMATS`), else ``md``."""
+    return next((f for f, end in FORMATS.items() if path.suffix == end), "md")
+
+
+def new_file(folder: Path, fmt: str) -> Path:
+    """A file name not yet taken in ``folder`` (made 0700 if missing):
+    ``papertray-<UTC time>.<ending>``, with ``-2``, ``-3``... for two exports in one second."""
+    folder.mkdir(mode=0o700, exist_ok=True)
+    stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
+    path, n = folder / f"papertray-{stamp}{FORMATS[fmt]}", 1
+    while path.exists():
+        n += 1
+        path = folder / f"papertray-{stamp}-{n}{FORMATS[fmt]}"
+    return path

@@ -176,3 +176,19 @@ def annotations(conn: sqlite3.Connection, schema: str = "") -> list[dict]:
     for paper_id, name in conn.execute(f"SELECT paper_id, tag FROM {schema}tags ORDER BY tag"):
         item(paper_id)["tags"].append(name)
     return [found[k] for k in sorted(found)]
+
+
+def keep_missing_anchors(index: sqlite3.Connection, marks: sqlite3.Connection,
+                         describe: Describe) -> None:
+    """Notes and tags written by a papertray that kept no anchor for them: keep one now, while
+    their paper is still in the index (before a sync may drop its old text). ``index`` is the
+    index's connection (the marks attached as ``m``), ``marks`` the marks file's."""
+    missing = [row[0] for row in index.execute(
+        "SELECT paper_id FROM m.notes UNION SELECT paper_id FROM m.tags EXCEPT "
+        "SELECT paper_id FROM m.annotation_anchors")]
+    missing = [pid for pid in missing if describe(pid)]
+    if not missing:
+        return
+    with write_transaction(marks):
+        for pid in missing:
+            keep_anchor(marks, pid, describe)

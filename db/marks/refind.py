@@ -21,7 +21,14 @@ from collections.abc import Callable
 
 from db.index.schema import BM25_WEIGHTS
 from db.marks import notes
-from db.marks.history import ANCHOR_CHARS, log_event, next_batch, now
+from db.marks.history import (
+    ANCHOR_CHARS,
+    REATTACH_MIN_RATIO,
+    anchor,
+    log_event,
+    next_batch,
+    now,
+)
 from db.store.sqlite import write_transaction
 from db.text import paper_id as id_of
 from db.text import tokens
@@ -196,3 +203,22 @@ def reattach(conn: sqlite3.Connection, orphan_ids: list[str], finder: Finder) ->
             log_event(conn, batch, stamp, "reattach", old_id, status, status, new_id)
             moved += 1
     return moved
+
+
+def reattach_to_added(index: sqlite3.Connection, marks: sqlite3.Connection,
+                      orphan_ids: list[str], added: list[str]) -> int:
+    """After a sync: move the orphans' marks, notes and tags (``orphan_ids``) to the papers
+    the sync ``added`` whose text is nearly theirs (:func:`reattach`); returns how many moved.
+    ``index`` is a connection to the index, ``marks`` to the marks file."""
+    if not orphan_ids:
+        return 0
+    candidates = {}
+    for start in range(0, len(added), 500):
+        chunk = added[start:start + 500]
+        candidates.update(
+            (pid, anchor(text)) for pid, text in index.execute(
+                f"SELECT id, coalesce(nullif(abstract, ''), title) FROM papers WHERE id IN "
+                f"({','.join('?' * len(chunk))})", chunk) if text)
+    if not candidates:
+        return 0
+    return reattach(marks, orphan_ids, Finder(index, candidates, anchor, REATTACH_MIN_RATIO))

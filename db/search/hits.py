@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import sqlite3
 
-from db.models import Hit, SearchResult, Source
+from db.models import Hit, Paper, SearchResult, Source
 from db.search.query import Query
 
 #: What :func:`_hits` needs of a paper (``p``, its mark ``k``), before the score: the paper's
@@ -97,3 +97,14 @@ def result(conn: sqlite3.Connection, text: str, q: Query, total: int, rows: list
         for i, tok in enumerate((*spelt, *t.variants, *t.completions))))
     return SearchResult(text, q.describe(), "; ".join(filter(None, notices)), total,
                         hits(conn, rows), terms)
+
+
+def whole_papers(conn: sqlite3.Connection, ids: list[str]) -> list[Paper]:
+    """The whole papers of ``ids`` (full ids), in that order; ids the index lacks are left out."""
+    found: dict[str, Paper] = {}
+    for start in range(0, len(ids), 500):
+        chunk = ids[start:start + 500]
+        for row in conn.execute(paper_row_sql() + " WHERE p.id IN "
+                                f"({','.join('?' * len(chunk))})", chunk):
+            found[row[0]] = Paper(**paper_from_row(conn, row))
+    return [found[i] for i in ids if i in found]
