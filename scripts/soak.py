@@ -45,7 +45,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 import corpus  # noqa: E402
 
-from db import repair  # noqa: E402
+from db.marks import repair  # noqa: E402
 
 PAPERTRAY = [sys.executable, "-c", "from tui.cli import main; main()"]
 #: Seconds within which every browser must show a change made elsewhere: the browser's
