@@ -90,8 +90,7 @@ def test_restore_without_backup_is_one_line(papertray):
 
 
 def test_restore_refuses_while_a_browser_has_the_marks_file_open(papertray, seeds_copy, data_dir):
-    """A browser kept writing to the file a restore had moved aside: its marks were shown, then
-    gone at the next start. The restore now waits for it to close."""
+    """A restore needs the marks file to itself: it waits for every other papertray to close."""
     assert papertray("mark", PARM, "--to-read").exit_code == 0
     assert papertray("marks", "backup").exit_code == 0
     browser = Library([seeds_copy], data_dir)  # what the browser holds open, in this process
@@ -100,8 +99,7 @@ def test_restore_refuses_while_a_browser_has_the_marks_file_open(papertray, seed
         assert (refused.exit_code, refused.stdout) == (1, "")
         assert refused.stderr == (
             "papertray: the marks file is open in another papertray (a browser, or a command "
-            "still running); quit it, then restore: what it marked after the restore would go "
-            "to the file moved aside\n")
+            "still running); quit it, then restore\n")
         assert sorted(p.name for p in data_dir.iterdir() if p.name.startswith("marks")) == [
             "marks.sqlite", "marks.sqlite-shm", "marks.sqlite-wal"]
         browser.set_status([PARM], "read")  # still lands in the marks file

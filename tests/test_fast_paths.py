@@ -157,7 +157,7 @@ def test_the_dictionary_is_read_back_from_its_copy_beside_the_index(seeds_copy, 
     db.seeds.dictionary._dictionary.cache_clear()
     try:
         _synced(seeds_copy, data_dir).close()
-        [copy] = data_dir.glob("dictionary-*.txt")
+        [copy] = data_dir.glob("dictionary-*.words")
         words = copy.read_text(encoding="utf-8").split("\n")
         assert len(words) > 100_000 and "requires" in words
         copy.write_text("\n".join(["quokka", *words[:20_000]]), encoding="utf-8")

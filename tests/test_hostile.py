@@ -162,7 +162,7 @@ def test_two_restores_in_a_row_keep_every_set_aside_file(papertray, data_dir):
     assert papertray("marks", "backup").exit_code == 0
     assert papertray("marks", "restore").exit_code == 0
     assert papertray("marks", "restore").exit_code == 0
-    aside = sorted(p.name for p in data_dir.iterdir() if ".damaged-" in p.name)
+    aside = sorted(p.name for p in data_dir.iterdir() if ".replaced-" in p.name)
     assert len(aside) == 2 and len(set(aside)) == 2
     assert len(backup_db.backups(data_dir / "marks.sqlite")) == 1
 

@@ -143,7 +143,7 @@ def test_no_repair_while_another_papertray_has_the_file_open(papertray, seeds_co
         holder.wait()
     fixed = papertray("marks", "repair")
     assert fixed.exit_code == 0 and fixed.stdout.startswith("the marks file was damaged (")
-    assert papertray("marks", "repair").stdout.endswith("is sound (quick_check: ok)\n")
+    assert papertray("marks", "repair").stdout.endswith("is sound (integrity_check: ok)\n")
     assert [m[0][:8] for m in _state(marks)["marks"]] == [PARM]
 
 

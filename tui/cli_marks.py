@@ -12,6 +12,7 @@ from pathlib import Path
 import click
 
 from db.marks import backup, repair
+from db.models import LibraryError
 from db.store.files import refuse_database
 from db.store.paths import DataPaths, writing
 from db.text import one_line
@@ -73,11 +74,14 @@ def register(cli: click.Group, pass_context) -> None:
         """Check the marks file; if it is damaged, rebuild it from what can be read, the newest
         backup and the mark history (the damaged file is kept)."""
         target = DataPaths.resolve(obj.data_dir).marks
-        damage = repair.check(target)
-        if damage == "ok":
-            click.echo(f"the marks file {one_line(str(target))} is sound (quick_check: ok)")
+        try:
+            done = repair.repair(target) if repair.check(target) != "ok" else None
+        except LibraryError as exc:
+            raise click.ClickException(one_line(str(exc))) from None
+        if done is None:
+            click.echo(f"the marks file {one_line(str(target))} is sound (integrity_check: ok)")
             return
-        click.echo(one_line(repair.repair(target, damage).notice()))
+        click.echo(one_line(done.notice()))
 
     @marks.command(name="export")
     @click.argument("target", type=click.Path(dir_okay=False, allow_dash=True, path_type=Path))

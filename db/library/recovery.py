@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from db.index.schema import move_aside
 from db.marks import repair
 from db.models import LibraryError
-from db.store.files import quick_check
+from db.store.files import is_damage, quick_check
 
 if TYPE_CHECKING:
     from db.library.api import Library
@@ -44,28 +44,39 @@ def recovering(method):
 def check_marks(library: Library) -> None:
     """Check the marks file (:func:`db.marks.repair.check`); a damaged one is rebuilt
     (:func:`db.marks.repair.repair`) before anything opens it, and said in the notices; one
-    that cannot be rebuilt now is said too, and kept in ``library.marks_damage``."""
-    damage = repair.check(library.paths.marks)
-    if damage == "ok":
+    that cannot be rebuilt now is said too, and kept in ``library.marks_damage``. A file that
+    cannot be checked now (locked, no permission) is left to opening, which says why."""
+    try:
+        if repair.check(library.paths.marks) == "ok":
+            return
+    except LibraryError:
         return
     try:
-        library.notices.append(repair.repair(library.paths.marks, damage, force=False).notice())
+        done = repair.repair(library.paths.marks, force=False)
     except LibraryError as exc:
         library.marks_damage = str(exc)
         library.notices.append(library.marks_damage)
+        return
+    if done is not None:
+        library.notices.append(done.notice())
 
 
 def index_damaged(library: Library, exc: sqlite3.DatabaseError) -> bool:
-    """Whether ``exc`` comes from a damaged index file (checked with quick_check). Raises
+    """Whether ``exc`` comes from a damaged index file: SQLite says the file is damaged
+    (:func:`db.store.files.is_damage`), and a quick_check of the index confirms it. Raises
     :class:`LibraryError` when it is the marks file that is damaged: that one is not rebuilt."""
-    text = str(exc).lower()
-    if isinstance(exc, sqlite3.OperationalError) and ("locked" in text or "busy" in text):
+    if not is_damage(exc):
         return False
-    if quick_check(library.paths.marks) != "ok":
+    try:
+        marks_sound = quick_check(library.paths.marks) == "ok"
+        index_sound = quick_check(library.paths.index) == "ok"
+    except LibraryError:
+        return False  # a file that cannot be checked now is no proof of damage
+    if not marks_sound:
         raise LibraryError(f"the marks file {library.paths.marks} is damaged ({exc}); papertray "
                            "will not overwrite it. Run `papertray marks repair` to rebuild it "
                            "from what can be read, the latest backup and the history.") from None
-    return quick_check(library.paths.index) != "ok"
+    return not index_sound
 
 
 def set_index_aside(library: Library, exc: Exception) -> None:

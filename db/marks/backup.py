@@ -14,7 +14,8 @@ import time
 from datetime import datetime
 from pathlib import Path
 
-from db.store.files import set_aside
+from db.store import exclusive
+from db.store.exclusive import held
 
 KEEP = 5
 BACKUP_EVERY_S = 6 * 3600  # a day of triage loses at most a few hours of marks
@@ -65,6 +66,19 @@ def maybe_backup(conn: sqlite3.Connection, marks: Path, force: bool = False) -> 
         return None
 
 
+def lost(marks: Path) -> str:
+    """What is wrong when ``marks`` is missing or empty though backups of it exist (it was
+    deleted or truncated), as "is empty but backups of it exist"; "" when nothing is."""
+    if not backups(marks):
+        return ""
+    if not marks.exists():
+        return "is missing but backups of it exist"
+    wal = Path(f"{marks}-wal")
+    if marks.stat().st_size == 0 and not (wal.exists() and wal.stat().st_size):
+        return "is empty but backups of it exist"
+    return ""
+
+
 def readable(path: Path) -> bool:
     """True when ``path`` is a SQLite marks file that passes ``PRAGMA quick_check``."""
     try:
@@ -80,13 +94,13 @@ def readable(path: Path) -> bool:
 
 
 def restore(marks: Path, source: Path | None = None) -> tuple[Path, Path | None]:
-    """Put a backup in place of ``marks``; returns ``(restored_from, moved_aside)``.
+    """Put a backup in place of ``marks``; returns ``(restored_from, kept_as)``.
 
-    ``source`` defaults to the newest readable backup. The backup is first copied next to the
-    marks file; only then is the current marks file (with its -wal and -shm) moved aside as
-    ``marks.sqlite.damaged-<time>`` (never deleted, never overwritten) and the copy renamed into
-    place. Raises FileNotFoundError when there is no readable backup, ValueError when ``source``
-    is the marks file itself.
+    ``source`` defaults to the newest readable backup. The marks file is replaced in place
+    under SQLite's exclusive lock (:mod:`db.store.exclusive`); what it held is kept beside it
+    as ``marks.sqlite.replaced-<time>`` (``damaged-<time>`` when it failed its check), never
+    deleted. Raises FileNotFoundError when there is no readable backup, ValueError when
+    ``source`` is the marks file itself, :class:`InUse` when another papertray has it open.
     """
     if source is not None and source.resolve() == marks.resolve():
         raise ValueError(f"{source} is the marks file itself; name a backup")
@@ -94,53 +108,26 @@ def restore(marks: Path, source: Path | None = None) -> tuple[Path, Path | None]
     chosen = next((c for c in candidates if c and readable(c)), None)
     if chosen is None:
         raise FileNotFoundError("no readable backup of the marks file")
-    staged = marks.with_name(marks.name + ".restoring")
-    staged.unlink(missing_ok=True)
-    fd = os.open(staged, os.O_CREAT | os.O_WRONLY | os.O_TRUNC, 0o600)
-    os.close(fd)
-    src_conn = sqlite3.connect(f"file:{chosen}?mode=ro", uri=True)
-    dest = sqlite3.connect(staged)
     try:
-        src_conn.backup(dest)
-        dest.execute("PRAGMA journal_mode=DELETE")
-    finally:
-        dest.close()
-        src_conn.close()
-    if in_use(marks):
-        staged.unlink(missing_ok=True)
-        raise InUse("the marks file is open in another papertray (a browser, or a command still "
-                    "running); quit it, then restore: what it marked after the restore would go "
-                    "to the file moved aside")
-    aside = set_aside(marks, "damaged") if marks.exists() else None
-    staged.replace(marks)
+        with held(marks) as file:
+            why = "replaced" if file.check() == "ok" else "damaged"
+            staged = file.staged()
+            try:
+                src_conn = sqlite3.connect(f"file:{chosen}?mode=ro", uri=True)
+                dest = sqlite3.connect(staged)
+                try:
+                    src_conn.backup(dest)
+                finally:
+                    dest.close()
+                    src_conn.close()
+                aside = file.replace(staged, why)
+            finally:
+                staged.unlink(missing_ok=True)
+    except exclusive.InUse:
+        raise InUse("the marks file is open in another papertray (a browser, or a command "
+                    "still running); quit it, then restore") from None
     return chosen, aside
 
 
 class InUse(ValueError):
-    """The marks file is open in another process; :func:`restore` will not move it aside."""
-
-
-def in_use(marks: Path, wait_s: float = 2.0) -> bool:
-    """Whether another connection (a browser, another command) has ``marks`` open.
-
-    A connection to a file in WAL mode holds a shared lock on it for as long as it is open, so
-    the exclusive lock is refused until all have closed (a short command is waited for,
-    ``wait_s``). A file SQLite cannot read at all (damaged: what a restore is for) is not in use.
-    """
-    if not marks.is_file():
-        return False
-    try:
-        conn = sqlite3.connect(marks, timeout=wait_s, isolation_level=None)
-    except sqlite3.Error:
-        return False
-    try:
-        conn.execute("PRAGMA locking_mode=EXCLUSIVE")
-        conn.execute("BEGIN EXCLUSIVE")
-        conn.execute("ROLLBACK")
-        return False
-    except sqlite3.OperationalError as exc:
-        return "locked" in str(exc) or "busy" in str(exc)
-    except sqlite3.Error:
-        return False
-    finally:
-        conn.close()
+    """The marks file is open in another process; :func:`restore` leaves it as it is."""

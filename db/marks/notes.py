@@ -180,15 +180,25 @@ def annotations(conn: sqlite3.Connection, schema: str = "") -> list[dict]:
 
 def keep_missing_anchors(index: sqlite3.Connection, marks: sqlite3.Connection,
                          describe: Describe) -> None:
-    """Notes and tags written by a papertray that kept no anchor for them: keep one now, while
-    their paper is still in the index (before a sync may drop its old text). ``index`` is the
-    index's connection (the marks attached as ``m``), ``marks`` the marks file's."""
+    """Marks, notes and tags kept without the start of their paper's text (written by a
+    papertray that kept none, or rebuilt from the history by ``papertray marks repair``): keep
+    it now, while their paper is still in the index (before a sync may drop its old text).
+    ``index`` is the index's connection (the marks attached as ``m``), ``marks`` the marks
+    file's."""
     missing = [row[0] for row in index.execute(
         "SELECT paper_id FROM m.notes UNION SELECT paper_id FROM m.tags EXCEPT "
         "SELECT paper_id FROM m.annotation_anchors")]
-    missing = [pid for pid in missing if describe(pid)]
-    if not missing:
+    unanchored = [row[0] for row in index.execute(
+        "SELECT paper_id FROM m.marks WHERE anchor IS NULL")]
+    known = {pid: describe(pid) for pid in {*missing, *unanchored}}
+    if not any(known.values()):
         return
     with write_transaction(marks):
         for pid in missing:
-            keep_anchor(marks, pid, describe)
+            if known[pid]:
+                keep_anchor(marks, pid, describe)
+        for pid in unanchored:
+            if known[pid]:
+                label, text = known[pid]
+                marks.execute("UPDATE marks SET label=?, anchor=? WHERE paper_id=? AND "
+                              "anchor IS NULL", (label, anchor(text), pid))

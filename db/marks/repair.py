@@ -5,18 +5,20 @@ lost a row, a page that cannot be read, a file that is no database at all). :fun
 rebuilds it without losing what any copy still holds:
 
 1. every row that a plain scan of each table of the damaged file still reads (a scan reads the
-   table itself, not its indexes, so an index that lost a row loses nothing);
+   table itself, not its indexes, so an index that lost a row loses nothing; past a page that
+   cannot be read, the scan goes on at the next rowid that can);
 2. for a table that could not be read to its end: the newest readable backup's rows, brought
    forward by replaying the mark history (``mark_events``) written after that backup;
 3. the history itself, from the damaged file where it reads and from the backup before that.
 
-The damaged file is kept beside the new one as ``marks.sqlite.damaged-<time>``; the report says
-exactly which tables could not be read whole, and so what may be missing.
+The file is rebuilt in place under SQLite's exclusive lock (:mod:`db.store.exclusive`): no other
+papertray can use it meanwhile, and one that opens it next gets the rebuilt file. A copy of the
+damaged file is kept beside it as ``marks.sqlite.damaged-<time>``; the report says exactly which
+tables could not be read whole, and so what may be missing.
 """
 
 from __future__ import annotations
 
-import contextlib
 import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,7 +26,8 @@ from pathlib import Path
 from db.marks import backup
 from db.marks.schema import MARKS_DDL
 from db.models import LibraryError
-from db.store.files import make_private, quick_check, set_aside
+from db.store.exclusive import Held, InUse, held
+from db.store.files import quick_check
 
 #: The tables of the marks file and the columns kept of each (schema.MARKS_DDL), keys first.
 TABLES: dict[str, tuple[str, ...]] = {
@@ -42,30 +45,35 @@ Rows = dict[tuple, tuple]  # a table's rows by key
 
 @dataclass(slots=True)
 class Repair:
-    """What :func:`repair` did: ``damage`` (what the check said), ``aside`` (where the damaged
-    file now is), ``backup`` (the backup used, or None), ``counts`` (rows per table in the new
-    file) and ``unread`` (table → the error that stopped reading it; empty: nothing lost)."""
+    """What :func:`repair` did: ``damage`` (what the check said), ``aside`` (the copy of the
+    damaged file kept; None when there was no file), ``backup`` (the backup used, or None),
+    ``counts`` (rows per table in the new file), ``unread`` (table → the first error met
+    reading it; empty: nothing lost) and ``read`` (rows read from the damaged file)."""
 
     damage: str
-    aside: Path
+    aside: Path | None
     backup: Path | None
     counts: dict[str, int]
     unread: dict[str, str] = field(default_factory=dict)
+    read: int = 0
 
     def notice(self) -> str:
         """One line for people: what was damaged, what was kept, and what may be missing."""
         counts = self.counts
         kept = (f"{counts['marks']} marks, {counts['notes']} notes, {counts['tags']} tags and "
                 f"{counts['mark_events']} history steps")
-        line = (f"the marks file was damaged ({self.damage}); rebuilt it with {kept}; the "
-                f"damaged file is kept as {self.aside.name}")
+        line = f"the marks file was damaged ({self.damage}); rebuilt it with {kept}"
+        if self.aside is not None:
+            line += f"; the damaged file is kept as {self.aside.name}"
         if not self.unread:
             return line + "; every row was read"
-        if len(self.unread) == len(TABLES) and len(set(self.unread.values())) == 1:
-            where = f"it at all ({next(iter(self.unread.values()))})"
+        errors = set(self.unread.values())
+        if not self.read and len(self.unread) == len(TABLES) and len(errors) == 1:
+            where = f"it at all ({errors.pop()})"
         else:
             where = "all of " + ", ".join(f"{table} ({error})"
                                           for table, error in self.unread.items())
+            where += f" ({self.read} rows were read)"
         if self.backup is None and "mark_events" in self.unread:
             return f"{line}; could not read {where}, and there is no backup: those are lost"
         source = (f"the backup {self.backup.name} and the history" if self.backup
@@ -75,77 +83,156 @@ class Repair:
 
 
 def check(marks: Path) -> str:
-    """"ok" when the marks file is sound (or does not exist yet), else what is wrong: the first
-    line of ``PRAGMA integrity_check``, which also finds an index that lost rows (a marks file
-    is small: 20,000 marks and 87,000 steps of history, 21 MB, are checked in ~80 ms). Reads
-    through SQLite only (:mod:`db.store.files`)."""
-    if not marks.exists() or (marks.is_file() and marks.stat().st_size == 0):
+    """"ok" when the marks file is sound (or new), else what is wrong: the first line of
+    ``PRAGMA integrity_check``, which also finds an index that lost rows (a marks file is
+    small: 20,000 marks and 87,000 steps of history, 21 MB, are checked in ~80 ms), or that the
+    file is missing or empty while backups of it exist (it was deleted or truncated). Reads
+    through SQLite only (:mod:`db.store.files`).
+
+    Raises :class:`LibraryError` when the file cannot be checked now (locked by a long write,
+    not readable by this user, a disk error): that is no damage.
+    """
+    lost = backup.lost(marks)
+    if lost:
+        return f"it {lost}"
+    if not marks.exists() or marks.stat().st_size == 0:
         return "ok"
     return quick_check(marks, "integrity_check")
 
 
-def repair(marks: Path, damage: str | None = None, force: bool = True) -> Repair:
-    """Rebuild the damaged marks file in place (see the module's docstring); returns what was
-    done. ``damage``: what :func:`check` said (checked again when None). Without ``force``, a
-    file of which nothing can be read and that has no backup is left as it is: rebuilding it
-    would only start afresh, which the reader should choose (``papertray marks repair``).
+def repair(marks: Path, force: bool = True) -> Repair | None:
+    """Check the marks file and rebuild it in place if it is damaged (see the module's
+    docstring); returns what was done, or None when it is sound (checked under the lock: another
+    papertray may have repaired it meanwhile). Without ``force``, a file of which nothing can be
+    read and that has no backup is left as it is: rebuilding it would only start afresh, which
+    the reader should choose (``papertray marks repair``).
 
-    Raises :class:`LibraryError` when another papertray has the file open (a browser: it must be
-    quit first, or its next marks would go to the file set aside), when the folder cannot be
-    written, or (without ``force``) when nothing can be recovered. Nothing is changed then.
+    Raises :class:`LibraryError` when another papertray has the file open (it must be quit
+    first), when the file cannot be locked or its folder written, or (without ``force``) when
+    nothing can be recovered. Nothing is changed then.
     """
-    damage = damage or check(marks)
-    if backup.in_use(marks):
+    lost = backup.lost(marks)  # before the lock: taking it on an empty file writes a header
+    try:
+        with held(marks) as file:
+            return _rebuild(file, f"it {lost}" if lost else "", force)
+    except InUse:
+        try:
+            damage = check(marks)
+        except LibraryError as exc:
+            damage = str(exc)
         raise LibraryError(f"the marks file {marks} is damaged ({damage}) and another papertray "
                            "has it open; quit every papertray on this data folder, then run "
-                           "`papertray marks repair`")
-    found, unread = _read_tables(marks)
+                           "`papertray marks repair`") from None
+    except (OSError, sqlite3.Error) as exc:
+        raise LibraryError(f"the marks file {marks} could not be rebuilt ({exc}); check that its "
+                           "folder can be written") from None
+
+
+def _rebuild(file: Held, lost: str, force: bool) -> Repair | None:
+    marks = file.path
+    damage = lost or file.check()
+    if damage == "ok":
+        return None
+    if file.conn is None or lost:
+        found, unread = {t: {} for t in TABLES}, dict.fromkeys(TABLES, damage)
+    else:
+        found, unread = _read_tables(file.conn)
     source = next((b for b in backup.backups(marks) if backup.readable(b)), None)
     if not force and source is None and len(unread) == len(TABLES):
         raise LibraryError(f"the marks file {marks} cannot be read ({damage}) and has no backup; "
                            "run `papertray marks repair` to set it aside and start afresh")
+    read = sum(len(rows) for rows in found.values())
     if unread:
         found = _merge(found, source, unread)
-    staged = marks.with_name(marks.name + ".repairing")
+    staged = file.staged()
     try:
         _write(staged, found)
-        aside = set_aside(marks, "damaged")
-        staged.replace(marks)
-    except (OSError, sqlite3.Error) as exc:
-        with contextlib.suppress(OSError):
-            staged.unlink()
-        raise LibraryError(f"the marks file {marks} is damaged ({damage}) and could not be "
-                           f"rebuilt ({exc}); check that its folder can be written") from None
+        aside = file.replace(staged, "damaged")
+    finally:
+        staged.unlink(missing_ok=True)
     counts = {table: len(rows) for table, rows in found.items()}
-    return Repair(damage, aside, source if unread else None, counts, unread)
+    return Repair(damage, aside, source if unread else None, counts, unread, read)
 
 
-def _read_tables(path: Path) -> tuple[dict[str, Rows], dict[str, str]]:
-    """Every row each table of ``path`` still gives to a plain scan, and the tables whose
-    scan stopped on an error (table → error)."""
+def _read_tables(conn: sqlite3.Connection) -> tuple[dict[str, Rows], dict[str, str]]:
+    """Every row each table still gives to a plain scan, and the tables whose scan met an
+    error (table → the first error)."""
     found: dict[str, Rows] = {table: {} for table in TABLES}
     unread: dict[str, str] = {}
-    try:
-        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-    except sqlite3.Error as exc:
-        return found, dict.fromkeys(TABLES, str(exc))
-    try:
-        for table, columns in TABLES.items():
-            try:  # NOT INDEXED: the table's own pages, not an index that may have lost rows
-                for row in conn.execute(f"SELECT {', '.join(columns)} FROM {table} NOT INDEXED"):
-                    found[table][row[:_KEYS[table]]] = row
-            except sqlite3.Error as exc:
-                unread[table] = str(exc)
-    finally:
-        conn.close()
+    for table, columns in TABLES.items():
+        error = _scan(conn, table, columns, found[table])
+        if error:
+            unread[table] = error
     return found, unread
+
+
+def _scan(conn: sqlite3.Connection, table: str, columns: tuple[str, ...], rows: Rows) -> str:
+    """Read ``table`` into ``rows`` (by key) past pages that cannot be read; returns the first
+    error met ("" when none). A rowid table is read in rowid order; after an error the scan
+    goes on at the first rowid past the bad page that can be sought (:func:`_next_readable`).
+    ``tags`` has no rowid: it is read up to its first error."""
+    keyed = table != "tags"
+    select = (f"SELECT rowid, {', '.join(columns)} FROM {table} NOT INDEXED "
+              "WHERE rowid >= ? ORDER BY rowid" if keyed
+              else f"SELECT 0, {', '.join(columns)} FROM {table}")
+    first_error, start = "", -(2 ** 63)
+    while start is not None:
+        last = start - 1
+        try:  # NOT INDEXED: the table's own pages, not an index that may have lost rows
+            for row in conn.execute(select, (start,) if keyed else ()):
+                last = row[0]
+                rows[row[1:_KEYS[table] + 1]] = row[1:]
+            return first_error
+        except sqlite3.DatabaseError as exc:
+            first_error = first_error or str(exc)
+            # past the last row read, or past ``start`` when a seek there worked but a scan did not
+            start = _next_readable(conn, table, max(last, start)) if keyed else None
+    return first_error
+
+
+def _next_readable(conn: sqlite3.Connection, table: str, after: int) -> int | None:
+    """The smallest rowid ``> after`` from which a scan of ``table`` can start, or None.
+
+    Seeks from ``after + 1, + 2, + 4, …`` (a seek into a bad page fails, one past it lands on the
+    next good page), then halves the gap back to the first start that works."""
+    def seek(start: int) -> int | bool | None:
+        try:
+            row = conn.execute(f"SELECT rowid FROM {table} NOT INDEXED WHERE rowid >= ? "
+                               "ORDER BY rowid LIMIT 1", (start,)).fetchone()
+        except sqlite3.DatabaseError:
+            return False
+        return row[0] if row else None
+
+    bad, step = after, 1
+    while after + step < 2 ** 62:
+        good = after + step
+        found = seek(good)
+        if found is not False:
+            break
+        bad, step = good, step * 2
+    else:
+        return None
+    while good - bad > 1:  # seek(bad) fails, seek(good) works: find the first that works
+        middle = (bad + good) // 2
+        if seek(middle) is False:
+            bad = middle
+        else:
+            good = middle
+    found = seek(good)
+    return None if found is None or found is False else found
 
 
 def _merge(found: dict[str, Rows], source: Path | None,
            unread: dict[str, str]) -> dict[str, Rows]:
     """The tables as they were: a backup's rows, the history after it replayed, and the rows
     read from the damaged file on top (they are the newest)."""
-    base = _read_tables(source)[0] if source else {table: {} for table in TABLES}
+    base = {table: {} for table in TABLES}
+    if source:
+        conn = sqlite3.connect(f"file:{source}?mode=ro", uri=True)
+        try:
+            base = _read_tables(conn)[0]
+        finally:
+            conn.close()
     events = dict(base["mark_events"])
     events.update(found["mark_events"])
     since = max((key[0] for key in base["mark_events"]), default=0)
@@ -206,10 +293,8 @@ def _move(state: dict[str, Rows], old_id: str, new_id: str) -> None:
 
 
 def _write(path: Path, tables: dict[str, Rows]) -> None:
-    """A new marks file at ``path`` (mode 0600) holding ``tables``."""
-    path.unlink(missing_ok=True)
+    """The marks file made of ``tables`` in the new empty file ``path``."""
     conn = sqlite3.connect(path, isolation_level=None)
-    make_private(path)
     try:
         conn.executescript(f"BEGIN;{MARKS_DDL}")
         for table, columns in TABLES.items():

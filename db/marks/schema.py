@@ -12,7 +12,7 @@ import sqlite3
 from pathlib import Path
 
 from db.models import LibraryError
-from db.store.files import looks_like_sqlite, quick_check
+from db.store.files import is_damage, looks_like_sqlite
 from db.store.sqlite import connect, use_wal
 
 MARKS_DDL = """
@@ -58,16 +58,16 @@ CREATE TABLE IF NOT EXISTS annotation_anchors (
 def open_marks(path: Path) -> sqlite3.Connection:
     """Open (or create, mode 0600) the marks file. Raises :class:`LibraryError` if unreadable.
 
-    An empty marks file is new only when there is nothing to lose: with no write-ahead log
-    beside it and backups of it around, it was truncated, and it is refused like a damaged one.
+    A missing or empty marks file is new only when there is nothing to lose: with backups of it
+    around, it was deleted or truncated, and it is refused like a damaged one
+    (:func:`db.marks.backup.lost`).
     """
-    from db.marks.backup import backups
+    from db.marks.backup import lost as lost_file
 
-    wal = Path(str(path) + "-wal")
-    if (path.is_file() and path.stat().st_size == 0
-            and not (wal.exists() and wal.stat().st_size) and backups(path)):
-        raise LibraryError(f"the marks file {path} is empty but backups of it exist; papertray "
-                           "will not start it afresh. " + _restore_hint(path))
+    lost = lost_file(path)
+    if lost:
+        raise LibraryError(f"the marks file {path} {lost}; papertray will not start it afresh. "
+                           + _restore_hint(path))
     if not looks_like_sqlite(path):
         raise LibraryError(f"the marks file {path} cannot be read (file is not a database); "
                            "papertray will not overwrite it. " + _restore_hint(path))
@@ -79,7 +79,7 @@ def open_marks(path: Path) -> sqlite3.Connection:
     except sqlite3.DatabaseError as exc:
         with contextlib.suppress(NameError, sqlite3.Error):
             conn.close()
-        if quick_check(path) == "ok":  # the file is fine: it is the folder or a lock that is not
+        if not is_damage(exc):  # the file is fine: it is the folder, the disk or a lock that is not
             raise LibraryError(f"cannot use the marks file {path} ({exc}); it is not damaged: "
                                "check that its disk is not full and that its folder and files "
                                "can be written") from None

@@ -33,7 +33,7 @@ def _dictionary() -> frozenset[str]:
     if _dictionary_folder is not None:
         try:  # named after the data it was built from: another pyspellchecker, another list
             st = source.stat()
-            copy = _dictionary_folder / f"dictionary-{st.st_size}-{st.st_mtime_ns}.txt"
+            copy = _dictionary_folder / f"dictionary-{st.st_size}-{st.st_mtime_ns}.words"
             kept = frozenset(copy.read_text(encoding="utf-8").split("\n"))
             if len(kept) > 10_000:  # anything shorter was damaged: build it again
                 return kept

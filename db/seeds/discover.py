@@ -9,7 +9,7 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from db.store.files import database_of
+from db.store.files import data_folders, database_of
 
 #: File endings read as seed files. Other files in a seed folder are ignored (a README, say).
 SEED_SUFFIXES = (".txt", ".json", ".jsonl", ".ndjson", ".csv", ".tsv", ".bib",
@@ -36,16 +36,21 @@ def discover(paths: list[Path]) -> Discovery:
     """Expand seed paths (folders and files) into the seed files to read, sorted, no duplicates.
 
     Folders are searched recursively for :data:`SEED_SUFFIXES`; hidden files and folders are
-    skipped. A file named explicitly is read whatever its ending. Only regular files are read:
-    a pipe, socket or device would block or never end, so it is reported as a problem, like a
-    broken link and a path that does not exist. Nothing is opened here (stat only).
+    skipped, and so are papertray's own data folders (:func:`db.store.files.data_folders`). A
+    file named explicitly is read whatever its ending. Only regular files are read: a pipe,
+    socket or device would block or never end, so it is reported as a problem, like a broken
+    link and a path that does not exist. Nothing is opened here (stat only).
     """
     files: dict[str, Path] = {}
     found = Discovery([], [], [])
+    own = data_folders()
     for given in paths:
         path = Path(os.path.expanduser(given))
         if path.is_dir():
             for root, dirs, names in os.walk(path, followlinks=False):
+                if _identity(root) in own:
+                    dirs[:] = []
+                    continue
                 dirs[:] = sorted(d for d in dirs if not d.startswith("."))
                 for name in names:
                     if not name.startswith(".") and name.lower().endswith(SEED_SUFFIXES):
@@ -57,6 +62,14 @@ def discover(paths: list[Path]) -> Discovery:
             found.missing_roots.append(path.absolute())
     found.files = [files[k] for k in sorted(files)]
     return found
+
+
+def _identity(folder: str) -> tuple[int, int] | None:
+    try:
+        st = os.stat(folder)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
 
 
 def _add(path: Path, files: dict[str, Path], found: Discovery) -> None:

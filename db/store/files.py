@@ -61,19 +61,39 @@ def registered() -> list[Path]:
 
 def database_of(path: str | os.PathLike[str]) -> Path | None:
     """The registered database file that ``path`` is (or is a ``-wal``/``-shm``/
-    ``-journal`` of): same file by inode, through links and symlinks; None if none. Only
+    ``-journal`` of): the same file by inode, through links and symlinks, or the same name
+    when the file does not exist yet (a ``-journal`` SQLite may create); None if none. Only
     ``stat`` is used."""
     try:
         target = os.stat(path)
     except (OSError, ValueError):
+        target = None
+    try:
+        name = os.path.realpath(path)
+    except (OSError, ValueError):
         return None
     for database in registered():
         for suffix in COMPANIONS:
+            companion = f"{database}{suffix}"
+            if name == os.path.realpath(companion):
+                return database
             with contextlib.suppress(OSError):
-                st = os.stat(f"{database}{suffix}")
-                if (st.st_dev, st.st_ino) == (target.st_dev, target.st_ino):
+                st = os.stat(companion)
+                if target and (st.st_dev, st.st_ino) == (target.st_dev, target.st_ino):
                     return database
     return None
+
+
+def data_folders() -> set[tuple[int, int]]:
+    """The folders of the registered database files (papertray's data folders), as ``(device,
+    inode)``: what is in them is papertray's own (caches, settings, backups), never a seed
+    file."""
+    found = set()
+    for database in registered():
+        with contextlib.suppress(OSError):
+            st = os.stat(database.parent)
+            found.add((st.st_dev, st.st_ino))
+    return found
 
 
 def refuse_database(path: str | os.PathLike[str], what: str) -> None:
@@ -111,48 +131,69 @@ def make_private(path: Path) -> None:
             path.chmod(0o600)
 
 
+#: SQLite's result codes for a file that is damaged (extended codes start with these), as opposed
+#: to one that cannot be read now (locked, no permission, a disk error).
+DAMAGE_CODES = ("SQLITE_CORRUPT", "SQLITE_NOTADB")
+
+
+def is_damage(exc: sqlite3.Error) -> bool:
+    """Whether SQLite's error says the file itself is damaged (:data:`DAMAGE_CODES`)."""
+    return str(getattr(exc, "sqlite_errorname", "") or "").startswith(DAMAGE_CODES)
+
+
 def quick_check(path: Path, pragma: str = "quick_check") -> str:
     """``PRAGMA quick_check`` of one database file, through SQLite: "ok", or the first problem
-    it reports (or the error that stopped it: "file is not a database"). ``pragma``
+    it reports (or the damage that stopped it: "file is not a database"). ``pragma``
     ``"integrity_check"`` also compares every index with its table (quick_check does not:
     an index that lost rows passes it), which costs a read of every index.
 
-    A file in WAL mode needs its ``-shm`` file even to be read; when that cannot be made (a full
-    disk, a file size limit: SQLite says "disk I/O error") the file itself is checked alone
-    (``immutable``), so that a full disk is not taken for a damaged file.
+    Raises :class:`~db.models.LibraryError` when the file cannot be checked now: another
+    process holds a long write lock, this user may not read it, or the disk fails. Those are
+    no damage. A file in WAL mode needs its ``-shm`` file even to be read; when that cannot be
+    made (a full disk) the file itself is checked alone (``immutable``).
     """
-    result = _check(f"file:{path}?mode=ro", pragma)
-    if result != "ok" and result.startswith(("disk I/O error", "unable to open")):
-        alone = _check(f"file:{path}?immutable=1", pragma)
+    try:
+        return _check(f"file:{path}?mode=ro", pragma)
+    except sqlite3.Error as exc:
+        if is_damage(exc):
+            return str(exc)
+        try:
+            alone = _check(f"file:{path}?immutable=1", pragma)
+        except sqlite3.Error:
+            alone = None
         if alone == "ok":
             return alone
-    return result
+        raise LibraryError(f"cannot check {path} now ({exc})") from None
 
 
 def _check(uri: str, pragma: str) -> str:
+    conn = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_S)
     try:
-        conn = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_S)
-        try:
-            return str(conn.execute(f"PRAGMA {pragma}(1)").fetchone()[0])
-        finally:
-            conn.close()
-    except sqlite3.Error as exc:
-        return str(exc)
+        return str(conn.execute(f"PRAGMA {pragma}(1)").fetchone()[0])
+    finally:
+        conn.close()
 
 
 def set_aside(path: Path, why: str) -> Path:
-    """Rename the database file ``path`` (and its -wal and -shm) to ``<name>.<why>-<time>``, a
-    name not yet taken; returns the new path. A rename opens nothing: a process with the file
-    open keeps it open under its new name. Never overwrites: two calls in the same second get
-    two names."""
-    stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
-    target = path.with_name(f"{path.name}.{why}-{stamp}")
-    n = 1
-    while any(Path(str(target) + s).exists() for s in ("", "-wal", "-shm")):
-        n += 1
-        target = path.with_name(f"{path.name}.{why}-{stamp}-{n}")
+    """Rename the database file ``path`` (and its -wal and -shm) to :func:`free_name`; returns
+    the new path. A rename opens nothing, but a process with the file open keeps writing to it
+    under its new name: only for files that are rebuilt from elsewhere when they go (the index).
+    """
+    target = free_name(path, why)
     for suffix in ("-wal", "-shm", ""):
         src = Path(str(path) + suffix)
         if src.exists():
             src.replace(Path(str(target) + suffix))
+    return target
+
+
+def free_name(path: Path, why: str) -> Path:
+    """``<name>.<why>-<time>`` beside ``path``, a name that neither it nor its companions have
+    yet (two calls in the same second get two names)."""
+    stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
+    target = path.with_name(f"{path.name}.{why}-{stamp}")
+    n = 1
+    while any(Path(f"{target}{s}").exists() for s in COMPANIONS):
+        n += 1
+        target = path.with_name(f"{path.name}.{why}-{stamp}-{n}")
     return target
