@@ -6,7 +6,7 @@
 For each size it writes seed files (``bench/corpus.py``: ~50 files), then times whole processes
 (wall seconds, median of ``--repeat`` runs) and prints one table per size with the ratio to the
 baseline. Baselines are plain sqlite3 (``bench/baseline.py``) and, for the browser figures
-(``bench/browser.py``), a bare Textual app; see the README's "Benchmark".
+(``bench/browser.py``), a bare Textual app; see docs/benchmark.md.
 """
 
 from __future__ import annotations

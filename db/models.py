@@ -57,7 +57,7 @@ class Hit:
         return self.title or self.name or self.short_id
 
     def to_json(self) -> dict:
-        """The JSON shape of a hit (a contract: documented in the README)."""
+        """The JSON shape of a hit (a contract: documented in docs/cli.md)."""
         return {
             "id": self.id,
             "short_id": self.short_id,

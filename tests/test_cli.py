@@ -13,7 +13,7 @@ from tests.db_support import FILE_A, FILE_B, QUERIES
 HIT_KEYS = {"id", "short_id", "name", "title", "headline", "status", "score", "collection",
             "code_url", "sources", "tags"}
 RESULT_KEYS = {"query", "effective_query", "notice", "total", "hits"}
-# the keys, and "notices" (the README documents it: e.g. "the index was damaged ...")
+# the keys, and "notices" (docs/cli.md documents it: e.g. "the index was damaged ...")
 SYNC_KEYS = {"papers", "added", "removed", "changed", "reattached", "orphans", "seconds", "files",
              "notices"}
 FILE_KEYS = {"path", "status", "entries", "reason"}

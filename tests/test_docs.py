@@ -1,9 +1,11 @@
-"""The README is the user's contract: its set-up commands, every CLI command and option, the JSON
-keys and the query syntax are documented, and CI runs the README's test command verbatim."""
+"""The docs are the user's contract. The README keeps the two set-up commands (CI runs the test
+command verbatim) and links every page of docs/; docs/cli.md documents every CLI command, option
+and JSON key; every relative link resolves."""
 
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import click
 import pytest
@@ -13,7 +15,9 @@ from db.models import FileReport, Hit, SearchResult, SyncReport
 from tests.db_support import REPO
 from tui.cli import cli
 
+DOCS = REPO / "docs"
 README = (REPO / "README.md").read_text(encoding="utf-8")
+CLI_DOC = (DOCS / "cli.md").read_text(encoding="utf-8")
 TEST_COMMAND = ("python3 -m venv .venv && .venv/bin/pip install -q -e '.[test]' && "
                 ".venv/bin/python -m pytest -q")
 
@@ -24,6 +28,14 @@ def _code_lines() -> list[str]:
     return [line.strip() for block in blocks for line in block.splitlines() if line.strip()]
 
 
+def _section(text: str, heading: str) -> str:
+    """The text under ``heading`` (a whole heading line, e.g. "## Set up") up to the next heading
+    of the same or a higher level."""
+    level = heading.split(" ", 1)[0]
+    body = text.split(f"\n{heading}\n", 1)[1]
+    return re.split(rf"\n#{{1,{len(level)}}} ", body, maxsplit=1)[0]
+
+
 def test_readme_has_the_test_command_and_ci_runs_it_verbatim():
     assert TEST_COMMAND in _code_lines()
     ci = (REPO / ".ci" / "run").read_text(encoding="utf-8")
@@ -31,13 +43,59 @@ def test_readme_has_the_test_command_and_ci_runs_it_verbatim():
 
 
 def test_readme_has_exactly_two_one_line_set_up_commands():
-    setup = README.split("## Set up", 1)[1].split("\n## ", 1)[0]
+    setup = _section(README, "## Set up")
     commands = [line.strip() for block in re.findall(r"```\w*\n(.*?)```", setup, re.DOTALL)
                 for line in block.splitlines() if line.strip()]
     assert len(commands) == 2, commands
     run, test = commands
     assert run.startswith("python3 -m venv .venv && ") and run.endswith(".venv/bin/papertray")
     assert test == TEST_COMMAND
+
+
+def test_readme_stays_a_guide():
+    """A newcomer's page: the reference lives in docs/."""
+    assert len(README.splitlines()) <= 150
+
+
+def test_readme_links_every_docs_page():
+    linked = {Path(target).name for target in re.findall(r"\]\((docs/[^)#\s]+)", README)}
+    pages = {page.name for page in DOCS.glob("*.md")}
+    assert pages and pages <= linked, sorted(pages - linked)
+
+
+def _relative_links(path: Path) -> list[tuple[str, str]]:
+    """``(target, anchor)`` of every Markdown link in ``path`` that is not a URL."""
+    text = re.sub(r"```.*?```", "", path.read_text(encoding="utf-8"), flags=re.DOTALL)
+    links = []
+    for target in re.findall(r"\]\(([^)\s]+)\)", text):
+        if re.match(r"[a-z][a-z0-9+.-]*:", target):  # https:, mailto:...
+            continue
+        file, _, anchor = target.partition("#")
+        links.append((file, anchor))
+    return links
+
+
+def _anchors(path: Path) -> set[str]:
+    """GitHub's anchors for the headings of ``path``."""
+    text = re.sub(r"```.*?```", "", path.read_text(encoding="utf-8"), flags=re.DOTALL)
+    anchors = set()
+    for heading in re.findall(r"^#+ (.+)$", text, re.MULTILINE):
+        slug = re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+        anchors.add(slug)
+    return anchors
+
+
+@pytest.mark.parametrize("page", [REPO / "README.md", *sorted(DOCS.glob("*.md"))],
+                         ids=lambda p: p.name)
+def test_relative_links_resolve(page: Path):
+    broken = []
+    for file, anchor in _relative_links(page):
+        target = (page.parent / file).resolve() if file else page
+        if not target.exists():
+            broken.append(f"{file}: no such file")
+        elif anchor and target.suffix == ".md" and anchor not in _anchors(target):
+            broken.append(f"{file}#{anchor}: no such heading")
+    assert broken == []
 
 
 def _commands(group: click.Group, prefix: str = "papertray"):
@@ -52,24 +110,31 @@ def _long_options(command: click.Command) -> list[str]:
     for param in command.params:
         if isinstance(param, click.Option):
             found += [o for o in param.opts + param.secondary_opts if o.startswith("--")]
-    return found
+    return [o for o in found if o != "--help"]
 
 
 @pytest.mark.parametrize(("path", "command"), list(_commands(cli)), ids=lambda v: str(v))
-def test_every_command_and_option_is_in_the_readme(path, command):
-    assert f"`{path}" in README, f"{path} is not documented"
-    documented = README.split(f"`{path}", 1)[1]
-    line = documented.split("\n", 1)[0]
+def test_every_command_and_option_is_in_the_cli_page(path, command):
+    """Each command has its own section in docs/cli.md with a row for every option, and a line
+    in the table of commands that names them too."""
+    heading = next((h for h in (f"## `{path}`", f"### `{path}`") if f"\n{h}\n" in CLI_DOC), None)
+    assert heading, f"docs/cli.md has no section for {path}"
+    options = [line for line in _section(CLI_DOC, heading).splitlines()
+               if line.startswith("| `")]
+    rows = [line for line in CLI_DOC.splitlines() if line.startswith(f"| `{path}")]
+    if not isinstance(command, click.Group):
+        assert rows, f"{path} is not in the table of commands"
     for option in _long_options(command):
-        if option == "--help":
-            continue
-        assert option in line, f"{path} {option} is not on the README's line for {path}"
+        assert any(option in row.split(" | ")[0] for row in options), \
+            f"{path} {option} has no row in its section of docs/cli.md"
+        assert option in rows[0], f"{path} {option} is not on its line of the table"
 
 
-def test_global_options_are_in_the_readme():
+def test_global_options_are_in_the_cli_page():
+    section = _section(CLI_DOC, "## Global options")
     for option in _long_options(cli):
-        assert f"`{option}" in README, option
-    assert "PAPERTRAY_SEEDS" in README and "PAPERTRAY_DATA_DIR" in README
+        assert f"`{option}" in section, option
+    assert "PAPERTRAY_SEEDS" in section and "PAPERTRAY_DATA_DIR" in section
 
 
 def test_json_keys_are_documented():
@@ -80,17 +145,27 @@ def test_json_keys_are_documented():
              "entries", "files", "changed", "old", "new", "updated_at", "label", "authors",
              "year", "venue", "format", "version", "exported_at", "marks", "anchor"}
     keys |= set(ImportSummary().to_json())
-    missing = sorted(k for k in keys if f'"{k}"' not in README)
+    section = _section(CLI_DOC, "## JSON output")
+    missing = sorted(k for k in keys if f'"{k}"' not in section)
     assert missing == []
 
 
-def test_query_syntax_is_documented():
-    section = README.split("## Query syntax", 1)[1].split("\n## ", 1)[0]
-    for syntax in ('"exact phrase"', "-word", "word*", "OR", "is:new", "is:to-read", "is:read",
-                   "has:code", "in:", "au:"):
+QUERY_SYNTAX = ('"exact phrase"', "-word", "word*", "OR", "is:new", "is:to-read", "is:read",
+                "has:code", "in:", "au:", "tag:", "like:")
+
+
+@pytest.mark.parametrize("page", ["README.md", "docs/search.md"])
+def test_query_syntax_is_documented(page):
+    text = (REPO / page).read_text(encoding="utf-8")
+    heading = "## Query syntax" if page == "README.md" else "## The query language"
+    section = _section(text, heading)
+    for syntax in QUERY_SYNTAX:
         assert syntax in section, syntax
 
 
-def test_readme_names_where_the_files_live():
-    for text in ("index.sqlite", "marks.sqlite", "user_cache_dir", "user_data_dir", "--data-dir"):
-        assert text in README
+def test_files_page_names_where_the_files_live():
+    text = (DOCS / "files.md").read_text(encoding="utf-8")
+    for name in ("index.sqlite", "marks.sqlite", "user_cache_dir", "user_data_dir", "--data-dir",
+                 "PAPERTRAY_DATA_DIR", "settings.json"):
+        assert name in text, name
+

@@ -1,6 +1,6 @@
 """The ``papertray`` command line. Every command syncs first (instant when nothing changed).
 
-JSON output (``--json``) is a contract documented in the README. A user error prints one line
+JSON output (``--json``) is a contract documented in docs/cli.md. A user error prints one line
 on stderr and exits 1; there are no tracebacks. Plain ``papertray`` opens the browser.
 """
 
@@ -183,7 +183,7 @@ def _print_result(result, as_json: bool, snippets: dict[str, str] | None = None)
 @pass_context
 def search(obj: Context, query: tuple[str, ...], status: str | None, limit: int, offset: int,
            snippet: bool, as_json: bool) -> None:
-    """Search the papers (see the README's query syntax); best hits first."""
+    """Search the papers (the query language: docs/search.md); best hits first."""
     library = obj.open_library()
     result = library.search(" ".join(query), status, limit, offset, typing=True)
     snippets = library.snippets([h.id for h in result.hits], result.terms) if snippet else None

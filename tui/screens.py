@@ -15,7 +15,7 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-#: The query language in brief (the README has the whole of it).
+#: The query language in brief (docs/search.md has the whole of it).
 QUERY_SYNTAX = (
     ("graph neural", "papers with all the words (the last one may be unfinished)"),
     ('"exact phrase"', "the words in this order"),

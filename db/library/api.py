@@ -159,7 +159,7 @@ class Library:
     @recovering
     def search(self, query: str = "", status: str | None = None, limit: int = DEFAULT_LIMIT,
                offset: int = 0, typing: bool = False) -> SearchResult:
-        """Hits for ``query`` (the README's query language), best first, one page.
+        """Hits for ``query`` (the query language of docs/search.md), best first, one page.
 
         Returns at most ``limit`` hits after skipping ``offset``; ``total`` counts them all. An
         empty query lists every paper in seed order. ``status`` (new/to-read/read) filters.

@@ -1,6 +1,6 @@
 """The query language, parsed into a safe FTS5 expression. No input is an error.
 
-Syntax (README "Query syntax"): plain words (all must match; the last one is a prefix while
+Syntax (docs/search.md): plain words (all must match; the last one is a prefix while
 typing), ``"exact phrase"``, ``-word`` / ``-"phrase"`` to exclude, ``word*`` prefix, ``a OR b``,
 and filters ``is:new|to-read|read``, ``has:code``, ``in:TEXT`` (collection or seed file),
 ``tag:NAME`` (the reader's tags).
@@ -24,7 +24,7 @@ _PIECE_RE = re.compile(r'(-?)"([^"]*)("?)|(-?(?i:is|has|in|tag|au):"[^"]*"?|\S+)
 FILTER_KEYS = ("is", "has", "in", "tag", "au")
 #: Letters a word being typed needs before it matches as a prefix: "g" or "re" as prefixes match
 #: nearly every paper (0.4-0.8 s to rank 87,000 abstracts), while as whole words ("rl", "3d") they
-#: are what people mean; from three letters on a prefix is selective (README "Query syntax").
+#: are what people mean; from three letters on a prefix is selective (docs/search.md).
 MIN_TYPED_PREFIX = 3
 STATUS_FILTERS = {"new": "new", "to-read": "to-read", "toread": "to-read", "unread": "new",
                   "read": "read"}

@@ -21,7 +21,7 @@ ranked) are always candidates: among thousands of papers with the two rarest wor
 those does not single them out.
 
 The weights were tuned on known-item title queries with ``bench/recall.py --seed 1`` and are
-reported on held-out queries of ``--seed 2`` (README "Benchmark").
+reported on held-out queries of ``--seed 2`` (docs/benchmark.md).
 """
 
 from __future__ import annotations
