@@ -59,13 +59,13 @@ def register(cli: click.Group, pass_context) -> None:
                                                               path_type=Path))
     @pass_context
     def restore(obj, source: Path | None) -> None:
-        """Put back SOURCE or the newest readable backup; the current file is moved aside."""
+        """Put back SOURCE or the newest readable backup; the current file is kept beside it."""
         target = DataPaths.resolve(obj.data_dir).marks
         try:
             chosen, aside = backup.restore(target, source)
         except (FileNotFoundError, ValueError) as exc:
             raise click.ClickException(str(exc)) from None
-        moved = f"; the previous file is now {aside.name}" if aside else ""
+        moved = f"; what it held is kept as {aside.name}" if aside else ""
         click.echo(f"restored the marks from {one_line(chosen.name)}{moved}")
 
     @marks.command(name="repair")
