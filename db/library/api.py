@@ -105,10 +105,11 @@ class Library:
     def needs_sync(self) -> bool:
         """True when a seed file was added, removed or changed since the last sync (stat only).
 
-        Also notices an index file that another papertray replaced (it set a damaged one aside
-        and built a new one, or the cache was deleted): the connections move to the new file.
+        Also notices a file that another papertray replaced by name (a damaged index set aside
+        and built anew, a deleted cache, an unreadable marks file rebuilt): the connections move
+        to the new file.
         """
-        self._db.follow_replaced_index()
+        self._db.follow_replaced_files()
         return sync_db.index_is_stale(self._index(), self.seed_paths)
 
     def sync(self, force: bool = False, progress: sync_db.Progress | None = None) -> SyncReport:

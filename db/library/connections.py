@@ -81,7 +81,7 @@ class Connections:
         self._idle: list[tuple[sqlite3.Connection, sqlite3.Connection]] = []
         self._generation = 0  # bumped by close(): older leases are closed, not pooled
         self._quiet_missing = False  # the next open follows a damaged index set aside
-        self._index_file: tuple[int, int] | None = None  # the index file last connected to
+        self._files: tuple = (None, None)  # (index, marks) as last connected to: _identity()
         self._notices: list[str] = []
 
     def index(self) -> sqlite3.Connection:
@@ -103,11 +103,15 @@ class Connections:
         self.close()
         self._quiet_missing = True
 
-    def follow_replaced_index(self) -> None:
-        """Reopen on the index file if another papertray replaced it (set a damaged one aside
-        and built a new one, or the cache was deleted): stat only."""
-        if _identity(self.paths.index) != self._index_file:
+    def follow_replaced_files(self) -> None:
+        """Reopen on the files if another papertray replaced one by name (set a damaged index
+        aside and built a new one, the cache was deleted, a marks file SQLite could not read
+        was rebuilt): stat only."""
+        if self._current_files() != self._files:
             self.close()
+
+    def _current_files(self) -> tuple:
+        return _identity(self.paths.index), _identity(self.paths.marks)
 
     def close(self) -> None:
         """Close the connections of this thread and the idle ones; a connection that another
@@ -136,7 +140,7 @@ class Connections:
         if pair is None:
             index, marks, notices = open_pair(self.paths, quiet_missing=self._quiet_missing)
             self._quiet_missing = False
-            self._index_file = _identity(self.paths.index)
+            self._files = self._current_files()
             pair = (index, marks)
             with self._lock:
                 self._notices += notices
