@@ -5,7 +5,8 @@
 Browsers run in real terminals (tmux, a private server) on one data folder whose index the
 first browser builds on its first start, as a new user's does. Each step is one action: a key in
 a browser (a mark, an undo, a move), a command-line process (``stats``, ``list``, ``mark``,
-``undo``, ``note``, ``tag``, ``sync``, ``sync --force``, ``export``, ``marks backup``), or a
+``undo``, ``note``, ``tag``, ``sync``, ``sync --force``, ``export``, ``marks backup``, ``marks
+repair``), or a
 ``kill -9`` of a browser (then started again) or of a command in the middle of its work.
 After every step:
 
@@ -305,6 +306,7 @@ class Soak:
     def _cli_other(self) -> str:
         paper = self.rng.choice(self.ids)[:10]
         args = self.rng.choice([["sync"], ["sync", "--force"], ["marks", "backup"],
+                                ["marks", "repair"],
                                 ["export", "-o", str(self.work / "out.md")],
                                 ["note", paper, f"note {self.steps}"], ["tag", paper, "soak"]])
         done = self.cli(*args)
