@@ -6,8 +6,8 @@ Browsers run in real terminals (tmux, a private server) on one data folder whose
 first browser builds on its first start, as a new user's does. Each step is one action: a key in
 a browser (a mark, an undo, a move), a command-line process (``stats``, ``list``, ``mark``,
 ``undo``, ``note``, ``tag``, ``sync``, ``sync --force``, ``export``, ``marks backup``, ``marks
-repair``), or a
-``kill -9`` of a browser (then started again) or of a command in the middle of its work.
+repair``), or a ``kill -9`` of a browser (then started again) or of a command in the middle of
+its work.
 After every step:
 
 * the marks file passes ``PRAGMA integrity_check``;
