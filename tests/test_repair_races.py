@@ -22,6 +22,7 @@ from db.marks.schema import open_marks
 from db.models import LibraryError
 from db.store import files
 from db.store.exclusive import InUse, held
+from tests.db_support import console_script
 
 PARM, WUDI = "0412d482", "655e745a"  # short ids in the shipped seeds
 
@@ -189,3 +190,92 @@ def test_the_data_folder_inside_a_seed_folder_is_not_read_as_seeds(papertray, se
     (data / "notes.txt").write_text("An abstract that is no seed at all.\n")
     again = papertray("stats", "--json", data=data).json()
     assert again["files"] == first.json()["files"] and again["problems"] == []
+
+
+def _garble_header(marks: Path) -> None:
+    with contextlib.closing(sqlite3.connect(marks)) as conn:
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    with marks.open("r+b") as fh:
+        fh.write(b"garbage garbage!")
+
+
+def _holder(seeds: Path, data: Path) -> subprocess.Popen:
+    """Another papertray with the library open (as a browser keeps it)."""
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import sys\nfrom db import Library\n"
+         f"lib = Library([{str(seeds)!r}], {str(data)!r})\nlib.counts()\n"
+         "print('open', flush=True)\nsys.stdin.read()"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    assert holder.stdout.readline() == "open\n"
+    return holder
+
+
+def test_a_damaged_header_loses_no_row_and_repairs_run_one_at_a_time(papertray, seeds_copy,
+                                                                     data_dir):
+    assert papertray("mark", PARM, "--read").exit_code == 0
+    assert papertray("marks", "backup").exit_code == 0
+    assert papertray("mark", WUDI, "--to-read").exit_code == 0  # after the backup
+    assert papertray("note", WUDI, "kept").exit_code == 0
+    marks = data_dir / "marks.sqlite"
+    _garble_header(marks)
+    runs = [subprocess.Popen([*console_script(), "--seeds", str(seeds_copy), "--data-dir",
+                              str(data_dir), "stats", "--json"], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True) for _ in range(4)]
+    outs = [run.communicate(timeout=120) for run in runs]
+    assert [run.returncode for run in runs] == [0, 0, 0, 0], [err for _, err in outs]
+    said = [err for _, err in outs if "rebuilt it with" in err]
+    assert len(said) == 1 and "every row was read" in said[0]
+    assert len(list(data_dir.glob("marks.sqlite.damaged-*"))) == 1
+    shown = papertray("show", WUDI, "--json").json()
+    assert (shown["status"], shown["note"]) == ("to-read", "kept")
+    assert papertray("stats", "--json").json()["status"]["read"] == 1
+
+
+def test_no_repair_of_an_unreadable_file_another_papertray_has_open(papertray, seeds_copy,
+                                                                   data_dir):
+    assert papertray("mark", PARM, "--read").exit_code == 0
+    holder = _holder(seeds_copy, data_dir)
+    try:
+        _garble_header(data_dir / "marks.sqlite")
+        refused = papertray("marks", "repair")
+        assert refused.exit_code == 1 and "another papertray has it open" in refused.stderr
+        assert not list(data_dir.glob("marks.sqlite.damaged-*"))
+    finally:
+        holder.communicate("", timeout=60)
+
+
+def test_kept_copies_and_backups_are_refused_as_export_targets(papertray, data_dir):
+    assert papertray("mark", PARM, "--read").exit_code == 0
+    assert papertray("marks", "backup").exit_code == 0
+    [kept] = backup_db.backups(data_dir / "marks.sqlite")
+    before = kept.read_bytes()
+    out = papertray("export", "-o", str(kept))
+    assert out.exit_code == 1 and "is papertray's own copy of marks.sqlite" in out.stderr
+    assert kept.read_bytes() == before
+
+
+def test_a_write_that_meets_a_damaged_marks_file_says_how_to_repair(papertray, data_dir):
+    assert papertray("mark", PARM, "--read").exit_code == 0
+    _marks_page_to_noise(data_dir / "marks.sqlite")
+    out = papertray("mark", WUDI, "--read")
+    assert out.exit_code == 1 and "papertray marks repair" in out.stderr
+
+
+def _marks_page_to_noise(marks: Path) -> None:
+    with contextlib.closing(sqlite3.connect(marks)) as conn:
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        root = conn.execute("SELECT rootpage FROM sqlite_master WHERE name='marks'").fetchone()[0]
+    with marks.open("r+b") as fh:
+        fh.seek((root - 1) * 4096)
+        fh.write(bytes(range(256)) * 16)
+
+
+def test_what_a_killed_replacement_left_is_removed_by_the_next(papertray, data_dir):
+    assert papertray("mark", PARM, "--read").exit_code == 0
+    assert papertray("marks", "backup").exit_code == 0
+    left = [data_dir / "marks.sqlite.new-abc123", data_dir / "marks.sqlite.new-abc123-journal",
+            data_dir / "marks.sqlite.replaced-20260101-000000.partial"]
+    for path in left:
+        path.write_bytes(b"half")
+    assert papertray("marks", "restore").exit_code == 0
+    assert not any(path.exists() for path in left)

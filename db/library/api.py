@@ -318,6 +318,7 @@ class Library:
         return views.stats(self._index(), problems + discover(self.seed_paths).problems)
 
     # -- marks ---------------------------------------------------------------------------
+    @recovering
     def set_status(self, ids: Iterable[str], status: str) -> list[MarkChange]:
         """Set the status of papers (ids or unique prefixes) in one undoable step.
 
@@ -348,17 +349,20 @@ class Library:
         Returns the backup's path, or None when none was due or it could not be written."""
         return maybe_backup(self._marks(), self.paths.marks, force=force)
 
+    @recovering
     def undo(self) -> list[MarkChange]:
         """Undo the latest step (marks, a note or tags) not yet undone; returns what changed
         ([] if nothing)."""
         return statuses.undo(self._marks(), self._describe)
 
+    @recovering
     def set_note(self, paper_id: str, text: str) -> list[MarkChange]:
         """Replace the note of a paper (id or unique prefix; "" deletes it) in one undoable
         step; returns ``[MarkChange(id, old, new, "note")]`` or ``[]`` when unchanged. Notes are
         one line of at most :data:`db.marks.notes.MAX_NOTE_CHARS`. Raises :class:`LibraryError`."""
         return notes_db.set_note(self._marks(), self.resolve(paper_id), text, self._describe)
 
+    @recovering
     def tag(self, ids: Iterable[str], tags: Iterable[str],
             remove: bool = False) -> list[MarkChange]:
         """Add ``tags`` to the papers (ids or unique prefixes), or remove them, in one undoable
@@ -383,6 +387,7 @@ class Library:
 
         return marks_io.export_marks(self._index())
 
+    @recovering
     def import_marks(self, data: bytes) -> marks_io.ImportSummary:
         """Merge a marks file's bytes into the marks (newer time wins per paper; unknown ids
         re-attached by text or kept as orphans); one undoable step. Raises

@@ -22,8 +22,10 @@ if TYPE_CHECKING:
 
 
 def recovering(method):
-    """Reads that meet a damaged index (a page gone bad inside the file) rebuild it and retry
-    (:func:`index_damaged`, :func:`set_index_aside`); the notice goes to ``Library.notices``."""
+    """Reads and writes that meet a damaged index (a page gone bad inside the file) rebuild it
+    and retry (:func:`index_damaged`, :func:`set_index_aside`); the notice goes to
+    ``Library.notices``. One that meets a damaged marks file stops with the repair hint. A
+    write is retried only after its transaction was rolled back."""
 
     @functools.wraps(method)
     def wrapper(library: Library, *args, **kwargs):

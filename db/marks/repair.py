@@ -19,7 +19,10 @@ tables could not be read whole, and so what may be missing.
 
 from __future__ import annotations
 
+import contextlib
+import shutil
 import sqlite3
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -111,10 +114,9 @@ def repair(marks: Path, force: bool = True) -> Repair | None:
     first), when the file cannot be locked or its folder written, or (without ``force``) when
     nothing can be recovered. Nothing is changed then.
     """
-    lost = backup.lost(marks)  # before the lock: taking it on an empty file writes a header
     try:
         with held(marks) as file:
-            return _rebuild(file, f"it {lost}" if lost else "", force)
+            return _rebuild(file, force)
     except InUse:
         try:
             damage = check(marks)
@@ -128,15 +130,20 @@ def repair(marks: Path, force: bool = True) -> Repair | None:
                            "folder can be written") from None
 
 
-def _rebuild(file: Held, lost: str, force: bool) -> Repair | None:
+def _rebuild(file: Held, force: bool) -> Repair | None:
     marks = file.path
-    damage = lost or file.check()
+    lost = backup.lost(marks)
+    damage = f"it {lost}" if lost else file.check()
+    if damage == "the file is empty":
+        return None  # and no backup: a new marks file
     if damage == "ok":
         return None
-    if file.conn is None or lost:
-        found, unread = {t: {} for t in TABLES}, dict.fromkeys(TABLES, damage)
-    else:
+    if file.conn is not None and not lost:
         found, unread = _read_tables(file.conn)
+    else:
+        found, unread = _read_past_header(file) if not lost else ({}, {})
+        if not any(found.values()):
+            found, unread = {t: {} for t in TABLES}, dict.fromkeys(TABLES, damage)
     source = next((b for b in backup.backups(marks) if backup.readable(b)), None)
     if not force and source is None and len(unread) == len(TABLES):
         raise LibraryError(f"the marks file {marks} cannot be read ({damage}) and has no backup; "
@@ -152,6 +159,36 @@ def _rebuild(file: Held, lost: str, force: bool) -> Repair | None:
         staged.unlink(missing_ok=True)
     counts = {table: len(rows) for table, rows in found.items()}
     return Repair(damage, aside, source if unread else None, counts, unread, read)
+
+
+def _read_past_header(file: Held) -> tuple[dict[str, Rows], dict[str, str]]:
+    """The tables of a file SQLite does not take for a database, read from a copy of it given
+    the standard 100-byte header (SQLite's file format, section 1.3) of its page size: a header
+    overwritten (its first bytes are the magic string) leaves every page readable."""
+    data = file.raw()
+    size = int.from_bytes(data[16:18], "big") if len(data) >= 100 else 0
+    size = 65536 if size == 1 else size
+    if not 512 <= size <= 65536 or size & (size - 1):
+        size = 4096
+    if len(data) < size:
+        return {}, {}
+    with tempfile.TemporaryDirectory() as tmp:
+        template, copy = Path(tmp, "template.sqlite"), Path(tmp, "copy.sqlite")
+        with contextlib.closing(sqlite3.connect(template)) as conn:
+            conn.execute(f"PRAGMA page_size={size}")
+            conn.execute("CREATE TABLE t(x)")
+        header = bytearray(template.read_bytes()[:100])
+        header[24:28], header[92:96] = (1).to_bytes(4, "big"), bytes(4)  # size from the file's
+        wal = Path(f"{file.path}-wal")
+        if wal.is_file() and wal.stat().st_size:  # its newest pages: read them too
+            header[18:20] = b"\x02\x02"
+            shutil.copyfile(wal, f"{copy}-wal")
+        copy.write_bytes(bytes(header) + data[100:])
+        try:
+            with contextlib.closing(sqlite3.connect(copy)) as conn:
+                return _read_tables(conn)
+        except sqlite3.Error:
+            return {}, {}
 
 
 def _read_tables(conn: sqlite3.Connection) -> tuple[dict[str, Rows], dict[str, str]]:

@@ -68,6 +68,9 @@ def open_marks(path: Path) -> sqlite3.Connection:
     if lost:
         raise LibraryError(f"the marks file {path} {lost}; papertray will not start it afresh. "
                            + _restore_hint(path))
+    if path.is_dir():
+        raise LibraryError(f"the marks file {path} is a folder; move it away (papertray will not "
+                           "touch it)")
     if not looks_like_sqlite(path):
         raise LibraryError(f"the marks file {path} cannot be read (file is not a database); "
                            "papertray will not overwrite it. " + _restore_hint(path))

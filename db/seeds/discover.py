@@ -46,7 +46,10 @@ def discover(paths: list[Path]) -> Discovery:
     own = data_folders()
     for given in paths:
         path = Path(os.path.expanduser(given))
-        if path.is_dir():
+        if path.is_dir() and (_identity(str(path)) in own or (
+                path.name in ("backups", "exports") and _identity(str(path.parent)) in own)):
+            found.problems.append((str(path), "papertray's own data folder, not seed files"))
+        elif path.is_dir():
             for root, dirs, names in os.walk(path, followlinks=False):
                 if _identity(root) in own:
                     dirs[:] = []

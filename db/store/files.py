@@ -96,13 +96,35 @@ def data_folders() -> set[tuple[int, int]]:
     return found
 
 
+def copy_of(path: str | os.PathLike[str]) -> Path | None:
+    """The registered database file whose kept copy ``path`` is: a backup (``backups/<stem>-*``
+    beside it), a copy set aside or being written (``<name>.<why>-<time>``, ``<name>.new-*``);
+    None if none. Names only."""
+    try:
+        name = os.path.realpath(path)
+    except (OSError, ValueError):
+        return None
+    for database in registered():
+        real = os.path.realpath(database)
+        backups = os.path.join(os.path.dirname(real), "backups")
+        in_backups = (os.path.dirname(name) == backups
+                      and os.path.basename(name).startswith(database.stem + "-"))
+        if name.startswith(real + ".") or in_backups:
+            return database
+    return None
+
+
 def refuse_database(path: str | os.PathLike[str], what: str) -> None:
     """Raise :class:`LibraryError` when ``path`` is a registered database file (or one of its
-    companions); ``what`` names the use, as in "a seed file". Call it before opening any
-    path a user names."""
+    companions, or a kept copy of it: :func:`copy_of`); ``what`` names the use, as in "a seed
+    file". Call it before opening any path a user names."""
     database = database_of(path)
     if database is not None:
         raise LibraryError(f"{path} is papertray's own {database.name}, not {what}; "
+                           "name another file")
+    database = copy_of(path)
+    if database is not None:
+        raise LibraryError(f"{path} is papertray's own copy of {database.name}, not {what}; "
                            "name another file")
 
 
