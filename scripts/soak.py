@@ -299,8 +299,11 @@ class Soak:
         self.check(f"papertray list --status {status}")
         known = set(self.ids)
         want = sorted(p for p, s in self.marks.items() if s == status and p in known)
-        if sorted(h["id"] for h in listed["hits"]) != want:
-            raise Failure(f"list --status {status} disagrees with the disk")
+        got = sorted(h["id"] for h in listed["hits"])
+        if got != want:
+            raise Failure(f"list --status {status} disagrees with the disk: it lists "
+                          f"{sorted(set(got) - set(want))} more and {sorted(set(want) - set(got))} "
+                          f"fewer; on disk now {self.marks}")
         return f"papertray list --status {status}"
 
     def _cli_other(self) -> str:
