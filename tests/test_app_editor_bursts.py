@@ -25,9 +25,9 @@ from tests.tui_support import (
     type_text,
     wait_for,
 )
-from tui import searching
-from tui.app import PapertrayApp
-from tui.editors import TextPrompt
+from tui.browser import searching
+from tui.browser.app import PapertrayApp
+from tui.browser.editors import TextPrompt
 
 PARM = "0412d482992496cb"  # the first paper of the shipped seeds (the cursor's at start)
 EDITORS = {"a": "note", "number_sign": "tag"}

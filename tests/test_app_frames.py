@@ -12,9 +12,9 @@ from textual import events
 from textual.widgets._footer import FooterKey
 
 from tests.tui_support import settle, shipped_app, type_text, wait_for
-from tui import searching
-from tui.app import PapertrayApp
-from tui.widgets import KeysFooter
+from tui.browser import searching
+from tui.browser.app import PapertrayApp
+from tui.browser.widgets import KeysFooter
 
 
 def _footer(app: PapertrayApp) -> list[str]:

@@ -11,7 +11,7 @@ import pytest
 from db.marks.transfer import ImportSummary
 from db.models import FileReport, Hit, SearchResult, SyncReport
 from tests.db_support import REPO
-from tui.cli import cli
+from tui.cli.main import cli
 
 README = (REPO / "README.md").read_text(encoding="utf-8")
 TEST_COMMAND = ("python3 -m venv .venv && .venv/bin/pip install -q -e '.[test]' && "

@@ -1,7 +1,7 @@
 """A one-line editor over the browser, for a paper's note (``a``) and its tags (``#``).
 
 Enter or ctrl+s saves (the screen is dismissed with the text), Esc cancels (dismissed with None);
-ctrl+q saves, then quits (``tui.searching.SearchingApp._save_prompt``).
+ctrl+q saves, then quits (``tui.browser.searching.SearchingApp._save_prompt``).
 The paper's label is shown as plain text, never as markup.
 
 Keys come in bursts over SSH: ``a``, the note, Enter and the next key may all arrive before
@@ -14,10 +14,10 @@ whatever their timing:
   been sent to the prompt as well: Enter then Esc dismissed the screen twice (Textual's
   ``ScreenStackError``, which ended the app).
 * The text saved is the input's value once the input has handled every key typed before
-  Enter (the input is a :class:`~tui.widgets.search.QueryInput`, which edits in key order).
+  Enter (the input is a :class:`~tui.browser.widgets.search.QueryInput`, which edits in key order).
 * While the prompt opens (its input not focused yet) and once it is answered, it
   :attr:`~TextPrompt.holds_keys`: the app holds the keys that arrive
-  (``tui.searching.SearchingApp.on_event``) and posts them again when the prompt posts
+  (``tui.browser.searching.SearchingApp.on_event``) and posts them again when the prompt posts
   :class:`KeysWelcome`, so each key acts on the screen on top once the keys before it acted.
 """
 
@@ -35,7 +35,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from db.text import one_line
-from tui.widgets.search import QueryInput
+from tui.browser.widgets.search import QueryInput
 
 
 class KeysWelcome(Message):

@@ -28,12 +28,13 @@ from db import Library, LibraryError, MarkChange, Paper, SearchResult, SyncRepor
 from db.index.sync import SyncCancelled
 from db.search.highlight import stem
 from db.seeds.render import latex_to_unicode
-from tui.widgets.results import FOLLOW_CURSOR
+from tui.browser.widgets.results import FOLLOW_CURSOR
 
 
 class WorkerMessage(Message):
     """A worker's message to the app. One that arrives while the app is closing is dropped
-    (:meth:`tui.searching.SearchingApp._on_message`): the widgets it would update may be gone."""
+    (:meth:`tui.browser.searching.SearchingApp._on_message`): the widgets it would update may be
+    gone."""
 
 
 class LibraryOpened(WorkerMessage):
@@ -181,14 +182,14 @@ class MarkOp:
 
 
 class LibraryWorkers:
-    """The app's workers (a mixin for :class:`tui.app.PapertrayApp`).
+    """The app's workers (a mixin for :class:`tui.browser.app.PapertrayApp`).
 
     The app provides ``lib`` (its :class:`db.Library`), ``seeds``, ``data_dir`` and
     ``page_size``; the workers read them and post the messages above to the app.
     """
 
     lib: Library | None
-    _request: int  # the app's newest search request (tui.searching)
+    _request: int  # the app's newest search request (tui.browser.searching)
     seeds: list[str] | None
     data_dir: str | None
     page_size: int
@@ -449,8 +450,8 @@ def _statuses(library: Library, paper_ids: dict[str, None]) -> dict[str, str]:
 
 def _cursor_paper(result: SearchResult, focus: str | int | None, fallback: int) -> str | None:
     """The id of the hit the table's cursor will be on once ``result`` is shown with ``focus``
-    and ``fallback`` (as :meth:`tui.widgets.results.ResultsTable.show_hits` places it), or None
-    when that depends on the table (:data:`FOLLOW_CURSOR`) or there is no hit."""
+    and ``fallback`` (as :meth:`tui.browser.widgets.results.ResultsTable.show_hits` places it),
+    or None when that depends on the table (:data:`FOLLOW_CURSOR`) or there is no hit."""
     ids = list(dict.fromkeys(h.id for h in result.hits))
     if not ids or focus == FOLLOW_CURSOR:
         return None

@@ -11,7 +11,7 @@ from textual.containers import Horizontal
 from textual.reactive import reactive
 from textual.widgets import ProgressBar, Static
 
-from tui.display import plain
+from tui.browser.display import plain
 
 #: The filter keys, in the order of the header's tabs: (key, status).
 FILTERS = (("1", "all"), ("2", "new"), ("3", "to-read"), ("4", "read"))

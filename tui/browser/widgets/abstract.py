@@ -12,7 +12,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from db.models import Paper
-from tui.display import paper_text
+from tui.browser.display import paper_text
 
 
 class _Body(Static):

@@ -7,7 +7,6 @@ after :func:`db.text.clean` has removed control and escape bytes. ``[/INST]`` st
 
 from __future__ import annotations
 
-import os
 import re
 import unicodedata
 from collections.abc import Mapping, Sequence
@@ -19,35 +18,9 @@ from db.models import Paper
 from db.search.highlight import match_spans
 from db.seeds.render import render_plain, render_segments
 from db.text import clean, one_line
+from tui.glyphs import ASCII_GLYPHS
 
-#: Mark glyphs: a status is a shape, never colour alone; and the other characters papertray
-#: draws itself: ``sep`` between parts of a line, ``more`` for "still loading" or "cut here",
-#: ``none`` for a count not known yet.
-GLYPHS = {"new": "·", "to-read": "»", "read": "✓", "sep": " · ", "more": "…", "none": "–"}
-#: The same for terminals or locales that cannot show them, and under NO_COLOR and ``--ascii``.
-ASCII_GLYPHS = {"new": ".", "to-read": ">", "read": "x", "sep": " | ", "more": "...",
-                "none": "-"}
-
-_ASCII_TERMS = {"linux", "dumb", "vt100", "vt102", "vt220", "ansi", "cons25"}
 _SEGMENT_STYLES = {"": "", "b": "bold", "i": "italic", "bi": "bold italic"}
-
-
-def wants_ascii(environ: Mapping[str, str] | None = None) -> bool:
-    """True when marks should be drawn in plain ASCII.
-
-    That is when ``NO_COLOR`` is set, when ``TERM`` names a console whose fonts lack ``✓``
-    (``linux``, ``vt100``...), or when the locale (``LC_ALL``, ``LC_CTYPE``, ``LANG``, first set
-    wins) is not UTF-8, e.g. ``C`` or ``POSIX``.
-    """
-    env = os.environ if environ is None else environ
-    if "NO_COLOR" in env or env.get("TERM", "") in _ASCII_TERMS:
-        return True
-    for name in ("LC_ALL", "LC_CTYPE", "LANG"):
-        value = env.get(name)
-        if value:
-            return "utf8" not in value.lower().replace("-", "")
-    return False
-
 
 #: The library's own punctuation in its notices ("corrected a → b", "by x, y…"), in ASCII.
 _ASCII_PUNCTUATION = str.maketrans({"→": "->", "…": "...", "—": "-", "–": "-", "·": "|",
@@ -64,11 +37,6 @@ def ascii_headline(headline: str) -> str:
     """A headline (rendered by the library, LaTeX and all) for an ASCII-only browser: math
     letters as letters ("𝒢" is "G", "ℝ" is "R") and the library's punctuation in ASCII."""
     return said(unicodedata.normalize("NFKC", headline), True)
-
-
-def glyphs_for(ascii_only: bool) -> dict[str, str]:
-    """The glyph table to use: :data:`ASCII_GLYPHS` or :data:`GLYPHS`."""
-    return ASCII_GLYPHS if ascii_only else GLYPHS
 
 
 def plain(text: str | None, style: str | Style = "") -> Text:

@@ -1,9 +1,9 @@
 """The papertray browser: search, read the abstract, mark it with one key, move on.
 
 :func:`make_app` builds the app (the CLI and the tests both use it); :func:`run_app` runs it.
-The app owns the state (the query and filter in :mod:`tui.searching`, syncing and the marks
+The app owns the state (the query and filter in :mod:`tui.browser.searching`, syncing and the marks
 here); widgets get data from it and say what the reader wants with messages; every library
-call runs in a thread worker (:mod:`tui.workers`).
+call runs in a thread worker (:mod:`tui.browser.workers`).
 """
 
 from __future__ import annotations
@@ -26,14 +26,14 @@ from textual.worker import Worker, WorkerState
 
 from db.store.paths import DataPaths
 from db.text import one_line
-from tui.ascii import AsciiCommandPalette, install_scroll_bars, key_name
-from tui.commands import TriageCommands
-from tui.display import ASCII_GLYPHS, glyphs_for, said, wants_ascii
-from tui.reader import WIDE_AT, ReaderTools
-from tui.screens import HelpScreen, key_help
-from tui.searching import SearchingApp
-from tui.terminal import paste_safe
-from tui.widgets import (
+from tui.browser.ascii import AsciiCommandPalette, install_scroll_bars, key_name
+from tui.browser.commands import TriageCommands
+from tui.browser.display import said
+from tui.browser.reader import WIDE_AT, ReaderTools
+from tui.browser.screens import HelpScreen, key_help
+from tui.browser.searching import SearchingApp
+from tui.browser.terminal import paste_safe
+from tui.browser.widgets import (
     FOLLOW_CURSOR,
     AbstractPanel,
     KeysFooter,
@@ -43,7 +43,7 @@ from tui.widgets import (
     StatusHeader,
     SyncProgress,
 )
-from tui.workers import (
+from tui.browser.workers import (
     Exported,
     IndexChanged,
     LibraryOpened,
@@ -55,6 +55,7 @@ from tui.workers import (
     SyncProgressed,
     freeze_heap,
 )
+from tui.glyphs import ASCII_GLYPHS, glyphs_for, wants_ascii
 
 #: Hits the table holds at most (or twice the terminal's height, if more); more are loaded as
 #: the cursor moves. Textual's DataTable measures every row it is given (200 rows were ~25 ms
@@ -173,7 +174,7 @@ class PapertrayApp(ReaderTools, SearchingApp):
 
     def get_driver_class(self) -> type[Driver]:
         """Textual's driver for this terminal, with bracketed pastes kept whole
-        (:mod:`tui.terminal`)."""
+        (:mod:`tui.browser.terminal`)."""
         return paste_safe(super().get_driver_class())
 
     def compose(self) -> ComposeResult:

@@ -1,7 +1,7 @@
 """The browser in plain ASCII (``papertray --ascii``, ``NO_COLOR``, a console or a locale that
 cannot show Unicode): what Textual itself would draw in other characters.
 
-papertray's own glyphs come from :data:`tui.display.ASCII_GLYPHS`; Textual's box borders are
+papertray's own glyphs come from :data:`tui.glyphs.ASCII_GLYPHS`; Textual's box borders are
 switched to its ``ascii`` border style by the ``-ascii`` class on every screen
 (``papertray.tcss``); this module gives the scroll bars, the key names and the command palette.
 """

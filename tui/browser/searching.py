@@ -1,7 +1,7 @@
 """The searching half of the browser: the query, the status filter, which answer is shown, the
 window of hits in the table, the paper in the abstract panel, and keys typed ahead.
 
-:class:`SearchingApp` is the base of :class:`tui.app.PapertrayApp`, which adds the layout,
+:class:`SearchingApp` is the base of :class:`tui.browser.app.PapertrayApp`, which adds the layout,
 the bindings, syncing and marks. Every search gets a request number; only the answer to the
 newest request is shown, so a slow answer for an old query never overwrites a newer one.
 """
@@ -24,10 +24,10 @@ from textual.widgets import DataTable
 
 from db.models import Paper, SearchResult
 from db.text import one_line
-from tui.display import said
-from tui.editors import KeysWelcome, TextPrompt
-from tui.screens import HELP_CLOSE_KEYS, HelpScreen
-from tui.widgets import (
+from tui.browser.display import said
+from tui.browser.editors import KeysWelcome, TextPrompt
+from tui.browser.screens import HELP_CLOSE_KEYS, HelpScreen
+from tui.browser.widgets import (
     AbstractPanel,
     KeysFooter,
     ResultsPane,
@@ -35,7 +35,7 @@ from tui.widgets import (
     SearchBar,
     StatusHeader,
 )
-from tui.workers import (
+from tui.browser.workers import (
     LibraryWorkers,
     NoNewPaper,
     PageLoaded,
@@ -261,7 +261,7 @@ class SearchingApp(LibraryWorkers, App[None]):
         """Run Python's full garbage collection now, between keys, when it is due soon.
 
         A full collection (every tenth middle one) walks every object allocated since
-        :func:`tui.workers.freeze_heap` and frees the cycles Textual's drawing leaves
+        :func:`tui.browser.workers.freeze_heap` and frees the cycles Textual's drawing leaves
         (10-30 ms at 87k papers); left to itself it runs in the middle of drawing a
         keystroke's answer.
         Run here, just after an answer was drawn, it usually finds no key waiting.

@@ -21,7 +21,8 @@ from textual.widgets import DataTable, Static
 
 from db.models import Hit
 from db.seeds.render import render_plain
-from tui.display import ASCII_GLYPHS, ascii_headline, plain
+from tui.browser.display import ascii_headline, plain
+from tui.glyphs import ASCII_GLYPHS
 
 #: A ``focus`` for :meth:`ResultsTable.show_hits`: the paper under the cursor when the window
 #: arrives (not when it was asked for: the reader may have moved meanwhile).
