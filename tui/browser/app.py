@@ -54,6 +54,7 @@ from tui.browser.workers import (
     SyncFinished,
     SyncProgressed,
     freeze_heap,
+    while_running,
 )
 from tui.glyphs import ASCII_GLYPHS, glyphs_for, wants_ascii
 
@@ -262,6 +263,7 @@ class PapertrayApp(ReaderTools, SearchingApp):
 
     # -- opening and syncing -----------------------------------------------------------------
     @on(LibraryOpened)
+    @while_running
     def _library_opened(self, message: LibraryOpened) -> None:
         self.lib = message.lib
         self._index_version, self._marks_version = message.index_version, message.marks_version
@@ -284,10 +286,12 @@ class PapertrayApp(ReaderTools, SearchingApp):
         self.sync_library()
 
     @on(SyncProgressed)
+    @while_running
     def _sync_progressed(self, message: SyncProgressed) -> None:
         self.main_screen.query_one(SyncProgress).advance(message.done, message.total)
 
     @on(SyncFinished)
+    @while_running
     def _sync_finished(self, message: SyncFinished) -> None:
         self._syncing = False
         self.main_screen.query_one(SyncProgress).stop()
@@ -321,10 +325,12 @@ class PapertrayApp(ReaderTools, SearchingApp):
             self.check_seeds(self._marks_version, self._index_version)
 
     @on(SeedsChanged)
+    @while_running
     def _seeds_changed(self) -> None:
         self._start_sync()
 
     @on(IndexChanged)
+    @while_running
     def _index_changed(self, message: IndexChanged) -> None:
         """Another papertray synced the seed files first: show the library as it is now."""
         if self._syncing or not self.is_settled:
@@ -334,6 +340,7 @@ class PapertrayApp(ReaderTools, SearchingApp):
         self._search(focus=FOLLOW_CURSOR, offset=self.table.window_offset)
 
     @on(MarksChanged)
+    @while_running
     def _marks_changed(self, message: MarksChanged) -> None:
         """Another window (or the CLI) marked papers on this data folder: show its marks."""
         if message.version == self._marks_version or not self.is_settled:
@@ -403,6 +410,7 @@ class PapertrayApp(ReaderTools, SearchingApp):
             self.ask_export(self._query, self.status_filter)
 
     @on(Exported)
+    @while_running
     def _exported(self, message: Exported) -> None:
         if message.error:
             self.notify(f"export failed: {one_line(message.error)}", severity="error",
@@ -418,6 +426,7 @@ class PapertrayApp(ReaderTools, SearchingApp):
         self.queue_mark(op)
 
     @on(MarksSaved)
+    @while_running
     def _marks_saved(self, message: MarksSaved) -> None:
         del self._unsaved[:message.done]
         predicted = self._predicted()

@@ -39,17 +39,11 @@ def ascii_headline(headline: str) -> str:
     return said(unicodedata.normalize("NFKC", headline), True)
 
 
-def plain(text: str | None, style: str | Style = "") -> Text:
+def plain(text: str | None, style: str | Style = "", ascii_only: bool = False) -> Text:
     """One line of untrusted text as ``Text`` (whitespace folded, controls removed, no wrap;
-    cut with "…", or without a mark in an ASCII-only browser: Rich's ellipsis is not ASCII)."""
-    return Text(one_line(text or ""), style=style, no_wrap=True, overflow=_overflow(), end="")
-
-
-def _overflow() -> str:
-    from textual._context import active_app
-
-    app = active_app.get(None)
-    return "crop" if getattr(app, "ascii_only", False) else "ellipsis"
+    cut with "…", or without a mark when ``ascii_only``: Rich's ellipsis is not ASCII)."""
+    return Text(one_line(text or ""), style=style, no_wrap=True,
+                overflow="crop" if ascii_only else "ellipsis", end="")
 
 
 #: Characters that must never sit in the search bar: C0/C1 controls (ESC, CR, LF, TAB...), DEL,
@@ -142,30 +136,31 @@ def paper_text(paper: Paper, terms: Sequence[str], glyphs: Mapping[str, str],
     out = Text(end="")
     ascii_only = glyphs is ASCII_GLYPHS
     label = render_plain(paper.title, ascii_only) if paper.title else paper.name or paper.short_id
-    out.append_text(plain(label, styles["label"]))
+    out.append_text(plain(label, styles["label"], ascii_only=ascii_only))
     out.append("  ")
     out.append_text(status_text(paper.status, glyphs, styles.get(paper.status, "")))
     if paper.title and paper.name:
         out.append("\n")
-        out.append_text(plain(paper.name, styles["label"]))
+        out.append_text(plain(paper.name, styles["label"], ascii_only=ascii_only))
     if paper.authors:
         out.append("\n")
-        out.append_text(plain(", ".join(paper.authors)))
+        out.append_text(plain(", ".join(paper.authors), ascii_only=ascii_only))
     venue = " ".join(str(v) for v in (paper.venue, paper.year) if v)
     sources = ", ".join(f"{s.file}:{s.position}" for s in paper.sources)
     meta = glyphs["sep"].join(part for part in (venue if venue != paper.collection else "",
                                         paper.collection, sources, paper.short_id) if part)
     out.append("\n")
-    out.append_text(plain(meta, styles["meta"]))
+    out.append_text(plain(meta, styles["meta"], ascii_only=ascii_only))
     if paper.code_url:
         out.append("\ncode ", styles["meta"])
-        out.append_text(plain(paper.code_url))
+        out.append_text(plain(paper.code_url, ascii_only=ascii_only))
     if paper.tags:
         out.append("\ntags ", styles["meta"])
-        out.append_text(plain(" ".join("#" + tag for tag in paper.tags), styles.get("tag", "")))
+        out.append_text(plain(" ".join("#" + tag for tag in paper.tags), styles.get("tag", ""),
+                              ascii_only=ascii_only))
     if paper.note:
         out.append("\nnote ", styles["meta"])
-        out.append_text(plain(paper.note, styles.get("note", "")))
+        out.append_text(plain(paper.note, styles.get("note", ""), ascii_only=ascii_only))
     out.append("\n\n")
     if paper.abstract_markup:
         out.append_text(abstract_text(paper.abstract_markup, terms, styles["highlight"],
@@ -175,5 +170,5 @@ def paper_text(paper: Paper, terms: Sequence[str], glyphs: Mapping[str, str],
     others = [u for u in paper.urls if u != paper.code_url]
     if others:
         out.append("\n\nlinks ", styles["meta"])
-        out.append_text(plain(" ".join(others)))
+        out.append_text(plain(" ".join(others), ascii_only=ascii_only))
     return out

@@ -8,6 +8,7 @@ newest request is shown, so a slow answer for an old query never overwrites a ne
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import gc
 import time
@@ -17,7 +18,6 @@ from rich.text import Text
 from textual import events, on
 from textual.app import App
 from textual.command import CommandPalette
-from textual.message import Message
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import DataTable
@@ -40,8 +40,8 @@ from tui.browser.workers import (
     NoNewPaper,
     PageLoaded,
     PaperLoaded,
-    WorkerMessage,
     freeze_heap,
+    while_running,
 )
 
 #: Keys that are never held back (see :meth:`SearchingApp.on_event`).
@@ -104,6 +104,7 @@ class SearchingApp(LibraryWorkers, App[None]):
         self._paper_wait: tuple[str, float] | None = None  # a paper waited for, until when
         self._heap_frozen = False
         self._paint_hold: Timer | None = None
+        self._paint_batch = contextlib.ExitStack()  # the batch of a paint hold
         self._gc_timer: Timer | None = None
 
     def _save_settings(self) -> None:
@@ -193,6 +194,7 @@ class SearchingApp(LibraryWorkers, App[None]):
                        message.focus)
 
     @on(PageLoaded)
+    @while_running
     def _page_loaded(self, message: PageLoaded) -> None:
         if message.request != self._request:  # superseded: never shown
             if message.request == self._sent and self._search_timer is not None:
@@ -218,6 +220,7 @@ class SearchingApp(LibraryWorkers, App[None]):
             self._gc_timer = self.set_timer(IDLE_GC_S, self._collect_while_idle)
 
     @on(NoNewPaper)
+    @while_running
     def _no_new_paper(self, message: NoNewPaper) -> None:
         if message.request == self._sent != self._request and self._search_timer is not None:
             self._search()  # superseded, and the newest query waited for it (_page_loaded)
@@ -237,7 +240,8 @@ class SearchingApp(LibraryWorkers, App[None]):
         than :data:`PAINT_HOLD_S`.
         """
         if self._paint_hold is None:
-            self._begin_batch()  # as App.batch_update() does; _release_paint ends it
+            self._paint_batch = contextlib.ExitStack()  # App.batch_update(), ended by release
+            self._paint_batch.enter_context(self.batch_update())
             self._paint_hold = self.set_timer(PAINT_HOLD_S, self._release_paint)
 
     def _release_paint(self) -> None:
@@ -246,7 +250,7 @@ class SearchingApp(LibraryWorkers, App[None]):
         if hold is None:
             return
         hold.stop()
-        self._end_batch()
+        self._paint_batch.close()
         if self.screen_stack:
             self.screen.check_idle()  # the screen looks for changes to draw when it idles
             for footer in self.main_screen.query(KeysFooter):
@@ -328,6 +332,7 @@ class SearchingApp(LibraryWorkers, App[None]):
 
     # -- the paper under the cursor ----------------------------------------------------------
     @on(DataTable.RowHighlighted, "#results")
+    @while_running
     def _row_highlighted(self) -> None:
         self._follow_cursor()
 
@@ -351,6 +356,7 @@ class SearchingApp(LibraryWorkers, App[None]):
                 self.load_paper(paper_id)
 
     @on(PaperLoaded)
+    @while_running
     def _paper_loaded(self, message: PaperLoaded) -> None:
         self._show_paper(message.paper_id, message.paper)
 
@@ -426,16 +432,6 @@ class SearchingApp(LibraryWorkers, App[None]):
         queue (``t t`` then SIGTERM: no mark made), and a queued exit still dropped the keys
         held back (``/wudi⏎ t``, then the connection drops: no mark) and the note typed."""
         self.post_message(events.Key("ctrl+q", None))
-
-    async def _on_message(self, message: Message) -> None:
-        """Drop a worker's message that arrives while the app closes: the screens are taken
-        down before the app's own queue stops, and its handler would look for widgets that
-        are gone (Textual's ``NoMatches`` at exit). The same for the table's cursor moved by a
-        refill just before the exit (another papertray's sync shown, then quit): its handler
-        looked for the main screen, already gone (``IndexError``)."""
-        if isinstance(message, (WorkerMessage, DataTable.RowHighlighted)) and not self.is_running:
-            return
-        await super()._on_message(message)
 
     # -- keys typed ahead --------------------------------------------------------------------
     async def on_event(self, event: events.Event) -> None:

@@ -30,6 +30,7 @@ the dead terminal.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import re
@@ -38,10 +39,16 @@ import threading
 import time
 from codecs import getincrementaldecoder
 from collections.abc import Callable
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
 from textual import constants
 from textual.driver import Driver
+from textual.events import Key
+
+from tui.browser.textual_private import ParseError, XTermParser
+
+if TYPE_CHECKING:
+    from textual.app import App
 
 #: What the terminal sends before and after pasted text (xterm's bracketed paste mode 2004).
 PASTE_START = "\x1b[200~"
@@ -229,10 +236,7 @@ def paste_safe(driver_class: type[Driver]) -> type[Driver]:
 
 
 try:  # the Linux driver imports termios: there is none on Windows
-    from textual._parser import ParseError
-    from textual._xterm_parser import XTermParser  # no public way to reach the parser
     from textual.drivers.linux_driver import LinuxDriver as _LinuxDriver
-    from textual.events import Key
 except ImportError:  # pragma: no cover - Windows
     _LinuxDriver = None
 else:
@@ -243,13 +247,16 @@ else:
         goes away (see the module's notes): the input ends (a read returns no bytes or
         fails), or a write fails. A SIGCONT resumes only a driver that was suspended.
 
-        ``run_input_thread`` follows Textual 8.2's (pinned in pyproject.toml) line for line, with
-        the guard and the end of input added; recheck it when the pin moves.
+        ``run_input_thread`` follows Textual's line for line, with the guard and the end of
+        input added (:data:`~tui.browser.textual_private.RUN_INPUT_THREAD_SHA256`).
         """
 
-        def __init__(self, *args, **kwargs) -> None:
-            super().__init__(*args, **kwargs)
-            self._file = TerminalOutput(self._file, self._terminal_gone)
+        def __init__(self, app: App, *, debug: bool = False, **kwargs) -> None:
+            super().__init__(app, debug=debug, **kwargs)
+            self._exit_app = getattr(app, "exit_in_turn", app.exit)  # after the keys read
+            self._app_loop = asyncio.get_running_loop()  # the app's: exits are asked from threads
+            self._parser_debug = debug
+            self._file = TerminalOutput(self._file, self._terminal_gone)  # (textual_private)
             self._gone = threading.Event()
             self._suspended = False
 
@@ -264,9 +271,7 @@ else:
                 return
             self._gone.set()
             with contextlib.suppress(RuntimeError):  # a closed loop: the app has ended
-                # after the keys read before the input ended (papertray's exit_in_turn)
-                self._loop.call_soon_threadsafe(getattr(self._app, "exit_in_turn",
-                                                        self._app.exit))
+                self._app_loop.call_soon_threadsafe(self._exit_app)
 
         def suspend_application_mode(self) -> None:
             self._suspended = True
@@ -276,7 +281,7 @@ else:
             self._suspended = False
             super().resume_application_mode()
 
-        def _sigcont_application(self, *_args) -> None:
+        def _sigcont_application(self, *_args) -> None:  # (textual_private)
             """SIGCONT: resume only after a suspension (SIGTSTP, ``ctrl+z``), never on a dead
             terminal. The kernel sends SIGCONT with every hang-up."""
             if self._suspended and not self.terminal_gone:
@@ -286,7 +291,7 @@ else:
             """Wait for input and post the events parsed from it."""
             selector = selectors.SelectSelector()
             selector.register(self.fileno, selectors.EVENT_READ)
-            parser = XTermParser(self._debug)
+            parser = XTermParser(self._parser_debug)
             guard = PasteGuard()
             escapes = EscapeKeys()
             # errors="replace": a stray byte (a Latin-1 paste, a raw C1 byte) is one "�", never

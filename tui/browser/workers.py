@@ -14,10 +14,12 @@ they met the marks file, and an answer read before a mark was written never arri
 from __future__ import annotations
 
 import contextlib
+import functools
 import gc
 import sqlite3
 import threading
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from textual import work
@@ -32,9 +34,21 @@ from tui.browser.widgets.results import FOLLOW_CURSOR
 
 
 class WorkerMessage(Message):
-    """A worker's message to the app. One that arrives while the app is closing is dropped
-    (:meth:`tui.browser.searching.SearchingApp._on_message`): the widgets it would update may be
-    gone."""
+    """A worker's message to the app. The app's handler of one is :func:`while_running`: the
+    message may arrive while the app closes, when the widgets it would update are gone."""
+
+
+def while_running(handler: Callable[..., None]) -> Callable[..., None]:
+    """A handler of the app (under ``@on(...)``) that does nothing once the app has stopped
+    running: the screens are taken down before the app's own queue stops, so a message still
+    in it (a worker's answer, the table's cursor moved by a last refill) finds no widgets."""
+
+    @functools.wraps(handler)  # Textual reads the handler's signature through the wrapper
+    def guarded(app, *message: Message) -> None:
+        if app.is_running:
+            handler(app, *message)
+
+    return guarded
 
 
 class LibraryOpened(WorkerMessage):

@@ -24,7 +24,8 @@ class _Body(Static):
     at each keystroke at 87k papers) changed nothing. It takes the new size without it.
     """
 
-    def _size_updated(self, size, virtual_size, container_size, layout: bool = True) -> bool:
+    def _size_updated(self, size, virtual_size, container_size,  # (textual_private)
+                      layout: bool = True) -> bool:
         return super()._size_updated(size, virtual_size, container_size, layout=False)
 
 

@@ -25,7 +25,7 @@ class KeysFooter(Footer):
 
     def bindings_changed(self, screen: Screen) -> None:
         """As ``Footer.bindings_changed``: note the change, rebuild after the next frame."""
-        self._bindings_ready = True
+        self._bindings_ready = True  # as Footer.bindings_changed does (textual_private)
         if not screen.app.app_focus:
             return
         if self.is_attached and screen is self.screen:

@@ -304,17 +304,18 @@ class ResultsTable(DataTable, inherit_bindings=False):
         self.move_cursor(row=min(max(row, 0), self.row_count - 1), animate=False)
 
     def _cells(self, hit: Hit) -> tuple[Text, ...]:
-        if hit.name:
-            name = plain(hit.name, self._style("name"))
-        else:
-            name = plain(hit.short_id, self._style("id"))
         ascii_only = self.glyphs is ASCII_GLYPHS
+        if hit.name:
+            name = plain(hit.name, self._style("name"), ascii_only)
+        else:
+            name = plain(hit.short_id, self._style("id"), ascii_only)
         headline = plain(render_plain(hit.title, ascii_only) if hit.title else
-                         ascii_headline(hit.headline) if ascii_only else hit.headline)
+                         ascii_headline(hit.headline) if ascii_only else hit.headline,
+                         ascii_only=ascii_only)
         if not self._widths[1]:
             return self._mark_cell(hit.status), name, headline
-        return (self._mark_cell(hit.status), name, plain(_tags_text(hit), self._style("tags")),
-                headline)
+        return (self._mark_cell(hit.status), name,
+                plain(_tags_text(hit), self._style("tags"), ascii_only), headline)
 
     # -- DataTable's drawing, made cheaper for one-line Text cells in fixed-width columns ----
     # Textual 8.2's DataTable renders each cell through Rich (Styled(Padding(cell)) and
@@ -323,7 +324,8 @@ class ResultsTable(DataTable, inherit_bindings=False):
     # that have fixed widths here. The two methods below give the same segments for the cells
     # this table holds (tests/test_app_reader.py compares them with DataTable's own) and fall
     # back to DataTable for anything else (a header, row labels, fixed rows or columns,
-    # auto-width columns or rows taller than one line).
+    # auto-width columns or rows taller than one line). The private names of DataTable they use
+    # are listed in tui.browser.textual_private.
     def _render_cell(self, row_index: int, column_index: int, base_style: Style, width: int,
                      cursor: bool = False, hover: bool = False) -> list[list[Segment]]:
         """One cell as one line of segments, ``width`` cells wide (padding included)."""
