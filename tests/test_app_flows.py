@@ -28,11 +28,10 @@ from tests.tui_support import (
     type_text,
     wait_for,
 )
-from tui.browser import searching
 from tui.browser.app import PapertrayApp
+from tui.browser.messages import PageLoaded, PaperLoaded
 from tui.browser.screens import HelpScreen
 from tui.browser.widgets import SearchBar
-from tui.browser.workers import PageLoaded, PaperLoaded
 from tui.glyphs import GLYPHS
 
 
@@ -511,7 +510,7 @@ async def test_ctrl_q_quits_when_the_keys_before_it_wait_too_long(tmp_path: Path
                                                                   monkeypatch) -> None:
     """A key that waits for ever (here: for a search bar that never catches up) does not keep
     ctrl+q from quitting: it quits after :data:`QUIT_WAIT_S`."""
-    monkeypatch.setattr(searching, "QUIT_WAIT_S", 0.2)
+    monkeypatch.setattr("tui.browser.keys.QUIT_WAIT_S", 0.2)
     app, seeds, data = shipped_app(tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)

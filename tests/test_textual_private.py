@@ -80,9 +80,9 @@ def test_only_textual_private_imports_private_textual_modules() -> None:
 
 
 def test_every_handler_of_a_workers_message_drops_it_once_the_app_stops() -> None:
-    """A worker's answer may arrive as the app closes, its widgets gone (workers.while_running)."""
+    """A worker's answer may arrive as the app closes, its widgets gone (messages.while_running)."""
     from tui.browser.app import PapertrayApp
-    from tui.browser.workers import WorkerMessage
+    from tui.browser.messages import WorkerMessage
 
     handlers = {}
     for cls in PapertrayApp.__mro__:

@@ -1,7 +1,7 @@
 """A one-line editor over the browser, for a paper's note (``a``) and its tags (``#``).
 
 Enter or ctrl+s saves (the screen is dismissed with the text), Esc cancels (dismissed with None);
-ctrl+q saves, then quits (``tui.browser.searching.SearchingApp._save_prompt``).
+ctrl+q saves, then quits (``tui.browser.keys.KeysApp._save_prompt``).
 The paper's label is shown as plain text, never as markup.
 
 Keys come in bursts over SSH: ``a``, the note, Enter and the next key may all arrive before
@@ -17,7 +17,7 @@ whatever their timing:
   Enter (the input is a :class:`~tui.browser.widgets.search.QueryInput`, which edits in key order).
 * While the prompt opens (its input not focused yet) and once it is answered, it
   :attr:`~TextPrompt.holds_keys`: the app holds the keys that arrive
-  (``tui.browser.searching.SearchingApp.on_event``) and posts them again when the prompt posts
+  (``tui.browser.keys.KeysApp.on_event``) and posts them again when the prompt posts
   :class:`KeysWelcome`, so each key acts on the screen on top once the keys before it acted.
 """
 

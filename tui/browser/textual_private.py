@@ -34,7 +34,7 @@ class Private:
 
 _DRIVER = "textual.drivers.linux_driver.LinuxDriver"
 _TABLE = "textual.widgets.DataTable"
-_TABLE_DRAWS = "ResultsTable draws one-line Text cells without Rich's render pipeline: "
+_TABLE_DRAWS = "FastTable draws one-line Text cells without Rich's render pipeline: "
 
 PRIVATE_NAMES: tuple[Private, ...] = (
     # -- the terminal's input and output (tui.browser.terminal) --------------------------------
@@ -46,7 +46,7 @@ PRIVATE_NAMES: tuple[Private, ...] = (
             "the terminal's output stream, wrapped so that a dead terminal ends the app"),
     Private(_DRIVER, "_sigcont_application",
             "SIGCONT's handler, overridden to resume only after a suspension"),
-    # -- the results table's drawing (tui.browser.widgets.results) -----------------------------
+    # -- the results table's drawing (tui.browser.widgets.fast_table) --------------------------
     Private(_TABLE, "_render_cell", _TABLE_DRAWS + "one cell, overridden"),
     Private(_TABLE, "_render_line_in_row", _TABLE_DRAWS + "one row line, overridden"),
     Private(_TABLE, "_get_styles_to_render_cell", _TABLE_DRAWS + "a cell's cursor styles"),
@@ -62,14 +62,14 @@ PRIVATE_NAMES: tuple[Private, ...] = (
     Private(_TABLE, "_row_label_column_width", _TABLE_DRAWS + "the width left for a row"),
     Private(_TABLE, "_cell_render_cache", _TABLE_DRAWS + "drawn cells, kept as DataTable does"),
     Private(_TABLE, "_row_render_cache", _TABLE_DRAWS + "drawn rows, kept as DataTable does"),
-    Private(_TABLE, "_row_renderable_cache", "emptied by ResultsTable._clear_caches"),
-    Private(_TABLE, "_line_cache", "emptied by ResultsTable._clear_caches"),
-    Private(_TABLE, "_offset_cache", "emptied by ResultsTable._clear_caches"),
-    Private(_TABLE, "_ordered_row_cache", "emptied by ResultsTable._clear_caches"),
+    Private(_TABLE, "_row_renderable_cache", "emptied by FastTable._clear_caches"),
+    Private(_TABLE, "_line_cache", "emptied by FastTable._clear_caches"),
+    Private(_TABLE, "_offset_cache", "emptied by FastTable._clear_caches"),
+    Private(_TABLE, "_ordered_row_cache", "emptied by FastTable._clear_caches"),
     Private(_TABLE, "_clear_caches",
             "overridden to free the cached lines now, not in a full garbage collection"),
     Private("textual.cache.LRUCache", "_cache",
-            "the entries of a cache, freed one by one by ResultsTable._clear_caches"),
+            "the entries of a cache, freed one by one by FastTable._clear_caches"),
     Private(_TABLE, "_update_dimensions",
             "overridden: rows of fixed-width columns are not measured one by one"),
     Private(_TABLE, "_require_update_dimensions",

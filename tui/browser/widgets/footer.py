@@ -16,7 +16,7 @@ class KeysFooter(Footer):
     87k papers in front of the search for the first letter typed after it, which a fast
     typist sends with it. The footer shows the bindings as they are when it is rebuilt, so
     one rebuild shows the last change; while the app holds its frames back for a search
-    (:meth:`tui.browser.searching.SearchingApp._hold_paint`) the rebuild waits, and the app asks for
+    (:meth:`tui.browser.frames.FramesApp._hold_paint`) the rebuild waits, and the app asks for
     it with :meth:`rebuild` once that search is drawn.
     """
 
