@@ -52,7 +52,7 @@ from tui.browser.workers import LibraryWorkers
 from tui.glyphs import ASCII_GLYPHS, glyphs_for, wants_ascii
 
 #: Hits the table holds at most (or twice the terminal's height, if more); more are loaded as
-#: the cursor moves. Textual's DataTable measures every row it is given (200 rows were ~25 ms
+#: the cursor moves. Textual's DataTable measures every row it is given (200 rows cost ~25 ms
 #: of each keystroke at 87k papers), so it gets a few screens, not more.
 PAGE_SIZE = 60
 #: Seconds after the last keystroke before the search runs.
@@ -241,7 +241,8 @@ class PapertrayApp(ReaderTools, LibraryWorkers, MarkingApp, SyncingApp, Searchin
     def _draw_after_resume(self, _app: object) -> None:
         """Back from a suspension (ctrl+z, then ``fg``): draw the whole screen again. The
         terminal shows the shell's screen meanwhile, and Textual redraws only after its own
-        ``App.suspend``, not after SIGTSTP: the screen stayed blank until something changed."""
+        ``App.suspend``, not after SIGTSTP (the screen would stay blank until something
+        changed)."""
         self.refresh(layout=True)
 
     def on_unmount(self) -> None:

@@ -40,8 +40,8 @@ class FramesApp(BrowserBase):
         :data:`PAINT_HOLD_S`): then the key's echo in the search bar, the hits and the paper
         are drawn in one frame.
 
-        Textual draws at most one frame per 1/60 s. Drawn on its own, the echo took that
-        frame and the answer, a few ms later, waited for the next: up to 17 ms (a third of
+        Textual draws at most one frame per 1/60 s. Drawn on its own, the echo takes that
+        frame and the answer, a few ms later, waits for the next: up to 17 ms (a third of
         the keystroke budget) spent waiting. A slow answer leaves the echo waiting no more
         than :data:`PAINT_HOLD_S`.
         """

@@ -56,16 +56,14 @@ class KeysApp(BrowserBase):
         self._ghosts: list[events.Key | events.Paste] = []  # released, then held again meanwhile
         self._awaiting_input = False
         # the command palette Esc or Enter was sent to, or the help a closing key was sent to:
-        # keys wait until it is closed (else the key typed after Esc went to the palette's input
-        # as it was being taken down, and was lost; or to the help, and reached the table after
-        # a ctrl+q typed behind it had quit)
+        # keys wait until it is closed, then go to the screen below (ctrl+q behind them too)
         self._palette_leaving: Screen | None = None
         self._paper_wait: tuple[str, float] | None = None  # a paper waited for, until when
 
     # -- entering and leaving the search bar -------------------------------------------------
     def action_focus_search(self) -> None:
         """Put the keyboard in the search bar (drawn with the answer to the first key typed
-        after ``/``, or after :data:`PAINT_HOLD_S`)."""
+        after ``/``, or after :data:`tui.browser.frames.PAINT_HOLD_S`)."""
         self._hold_paint()
         self.search_bar.focus_query()
 
@@ -100,17 +98,15 @@ class KeysApp(BrowserBase):
     def exit(self, *args, **kwargs) -> None:
         """Exit (see Textual's ``App.exit``); keys that arrive from now on are dropped: the
         exit waits for its turn in the app's queue, behind the keys typed after ``q``, and
-        those acted (``q`` then ``u`` in one burst undid the last mark on the way out)."""
+        those must not act (``q u`` in one burst quits without undoing the last mark)."""
         self._leaving = True
         super().exit(*args, **kwargs)
 
     def exit_in_turn(self) -> None:
         """Exit as ctrl+q typed now does, for an exit asked from outside the keys (SIGTERM,
         SIGHUP, the terminal going away): after the keys already received, those held back
-        included (:data:`QUIT_WAIT_S` at most), and with a note or tags being written saved.
-        :meth:`exit` at once dropped the keys typed before it that still waited in the app's
-        queue (``t t`` then SIGTERM: no mark made), and a queued exit still dropped the keys
-        held back (``/wudi⏎ t``, then the connection drops: no mark) and the note typed."""
+        included (:data:`QUIT_WAIT_S` at most), and with a note or tags being written saved:
+        ``/wudi⏎ t`` then the connection drops still marks the paper."""
         self.post_message(events.Key("ctrl+q", None))
 
     # -- keys typed ahead --------------------------------------------------------------------
@@ -131,8 +127,8 @@ class KeysApp(BrowserBase):
         """
         if (self._leaving or not self.screen_stack) and isinstance(
                 event, events.Key | events.Paste):
-            # typed after q (for the shell, maybe): "q" then "u" undid the last mark; or a held
-            # key posted again reaches an app whose screens are gone (Textual's teardown)
+            # typed after q (for the shell, maybe), or a held key posted again to an app whose
+            # screens are gone (Textual's teardown): not for the app
             return
         if (not isinstance(event, events.Key | events.Paste) or event.is_forwarded
                 or (isinstance(event, events.Key) and event.key in _NEVER_HELD)):
@@ -146,8 +142,8 @@ class KeysApp(BrowserBase):
         if isinstance(event, events.Key) and event.key == "ctrl+q":
             first = replayed or not (self._replaying or self._held_keys)  # no key before it
             saving = first and self._save_prompt()  # it then waits for the prompt to close
-            # no key typed before it waits; a prompt or the palette that closes (Enter or Esc
-            # typed before it) is such a key: the note Enter saved was written after the quit
+            # at once only when no key typed before it waits; a prompt or the palette that
+            # closes (Enter or Esc typed before it) is such a key
             if not (replayed or saving or self._replaying or self._held_keys
                     or self._screen_holds_keys()):
                 await super().on_event(event)
@@ -173,8 +169,8 @@ class KeysApp(BrowserBase):
         if isinstance(event, events.Key) and self.screen_stack and (
                 (event.key in ("escape", "enter") and isinstance(self.screen, CommandPalette))
                 or (event.key in HELP_CLOSE_KEYS and isinstance(self.screen, HelpScreen))):
-            # it closes at Esc (at Enter too, when a command is chosen: ⏎ t lost the t, typed
-            # into the input going away): the next keys are not its
+            # it closes at Esc (at Enter too, when a command is chosen): the next keys are for
+            # the screen below
             self._palette_leaving = self.screen
             self.set_timer(PALETTE_CLOSE_S, self._palette_closed)  # should it stay open after all
         await self._dispatch_input(event)
@@ -225,9 +221,9 @@ class KeysApp(BrowserBase):
     def _waits_for_paper(self, event: events.Key | events.Paste) -> bool:
         """Whether ``event`` is a key for the table whose action needs the cursor paper in the
         panel (``a``, ``#``, the copy keys) while that paper is on its way: ``j a`` typed
-        quickly opened no editor ("still loading") and the note's text went to the table as
-        keys. It goes on once the paper is shown (:meth:`_show_paper`: it came, or it left the
-        library), or after :data:`PAPER_WAIT_S` (then the action says it is still loading)."""
+        quickly opens the editor on the paper ``j`` went to. It goes on once the paper is shown
+        (``_show_paper``: it came, or it left the library), or after :data:`PAPER_WAIT_S` (then
+        the action says it is still loading)."""
         if (not isinstance(event, events.Key) or len(self.screen_stack) != 1
                 or self.focused is not self.table):
             return False  # (no screen: the app is closing, a timer calls this still)
@@ -247,9 +243,8 @@ class KeysApp(BrowserBase):
         """ctrl+q while a note or tags are being written: save them, as Enter would, and True
         (the prompt then holds the keys until it is closed, ctrl+q among them).
 
-        Esc is the key that drops what was typed. A quit dropped it too, silently, and for
-        good (``a``, a note, ctrl+q in one burst; or a long note not yet saved), where a note
-        saved by mistake is one ``u`` away from gone."""
+        Esc is the key that drops what was typed; a quit keeps it (``a``, a note, ctrl+q in
+        one burst saves the note): a note saved by mistake is one ``u`` away from gone."""
         screen = self.screen_stack[-1] if self.screen_stack else None
         if isinstance(screen, TextPrompt) and not screen.holds_keys:
             screen.action_save()

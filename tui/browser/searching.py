@@ -58,8 +58,8 @@ class SearchingApp(BrowserBase):
                 self._release_paint()  # a key that left the query as it was
             return
         self._query = query
-        # a key that finds no search on its way searches at once (a debounce for every key was
-        # 80 ms of each keystroke's latency); keys that come faster than searches are coalesced:
+        # a key that finds no search on its way searches at once (a debounce for every key would
+        # add 80 ms to each keystroke); keys that come faster than searches are coalesced:
         # the newest query waits for the answer on its way (which is dropped, _page_loaded) or
         # for the debounce, whichever comes first
         busy = self._search_timer is not None or self._applied != self._request

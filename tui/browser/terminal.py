@@ -1,11 +1,8 @@
 """Terminal input: a bracketed paste reaches the app as one paste, never as keystrokes.
 
 Terminals wrap pasted text in ``ESC[200~ … ESC[201~`` so that an app can tell it from typing.
-Textual's input parser (8.2) mishandles an ESC *inside* a paste: it reads the ESC as the start of
-an escape sequence, swallows the paste text that follows it, and replays that text as key
-presses (the ESC itself as ``^``) before the paste event. Pasting ``model ESC[2J x⏎rrr ttt`` then
-typed ``^[2J x``, pressed Enter (leaving the search bar) and marked three papers read and three
-to-read with the replayed ``rrr ttt``.
+Textual's input parser reads an ESC *inside* a paste as the start of an escape sequence, and the
+paste text after it as key presses (``r`` and ``t`` in a pasted line would mark papers).
 
 :class:`PasteGuard` sits between the terminal and Textual's parser and removes every ESC between
 the paste brackets, so the parser sees a paste with no escape sequence in it and posts a single
@@ -14,18 +11,15 @@ in its input loop. The app cleans the pasted text itself (one line, no control c
 ESC followed by a key in one read is the Escape key and that key (:class:`EscapeKeys`), not Alt.
 
 Terminal output and a terminal that goes away: a dropped SSH connection, a closed window or a
-killed tmux hangs the terminal up. Its reads then return nothing (or EIO) and its writes fail
-with EIO. Textual 8.2's driver kept reading (a loop at full speed on the empty reads), its
-writer thread died at the first failed write, and the app's thread then blocked for ever on the
-writer's full queue (30 writes later), in the event loop's own thread, so SIGTERM and SIGHUP
-were never handled: only SIGKILL ended it. The kernel also sends SIGCONT with the hang-up, and
-Textual's driver answered any SIGCONT by setting up the terminal again (a second input loop
-and writer thread), suspended before or not. :class:`PasteSafeDriver` (the driver the browser
-uses on Linux and macOS) ends its input loop and asks the app to exit when the input ends,
-writes through a :class:`TerminalOutput` that drops everything after the first failed write
-(and asks the app to exit too), and resumes at SIGCONT only after a suspension. The app's exit
-then runs as at ``q``: queued marks are written, the library closed; nothing is written to
-the dead terminal.
+killed tmux hangs the terminal up. Its reads then return nothing (or EIO), its writes fail with
+EIO, and the kernel sends SIGCONT with the hang-up. Textual's driver keeps reading, its writer
+thread stops at the first failed write (the app's thread then blocks on the writer's full
+queue, and no signal is handled), and it sets the terminal up again at any SIGCONT.
+:class:`PasteSafeDriver` (the driver the browser uses on Linux and macOS) ends its input loop
+and asks the app to exit when the input ends, writes through a :class:`TerminalOutput` that
+drops everything after the first failed write (and asks the app to exit too), and resumes at
+SIGCONT only after a suspension. The app's exit then runs as at ``q``: queued marks are
+written, the library closed; nothing is written to the dead terminal.
 """
 
 from __future__ import annotations
@@ -107,8 +101,8 @@ class PasteGuard:
 #: colour reports) or a key Textual reads from ESC and one character (backspace: alt+backspace,
 #: delete a word; "b" and "f": macOS Option+left/right, a word left and right): the Escape key,
 #: and then that key, typed quickly. Another ESC, a letter of SS2/SOS/DCS/PM/APC ("N", "X", "P",
-#: "^", "_": no terminal sends those as input; Esc N was alt+shift+n) and a control key (Esc Tab
-#: was shift+tab, Esc Enter lost the Escape) included.
+#: "^", "_": no terminal sends those as input; Esc N is not alt+shift+n) and a control key (Esc
+#: Tab is not shift+tab, Esc Enter is Escape and Enter) included.
 _ESCAPE_THEN_KEY_RE = re.compile("\x1b(?=[^\x08\x7f\\[\\]O\\\\bf])")
 
 
@@ -118,8 +112,8 @@ class EscapeKeys:
 
     A terminal sends Alt+j as ESC j, so Textual's parser reads ESC and j arriving within its
     escape delay as alt+j; but over SSH, Escape then ``j`` typed quickly come in one read as
-    well, and the Escape was lost (the note editor stayed open and took the ``j``; in the
-    table neither key did anything). papertray binds no Alt key, so :meth:`feed` splits the
+    well, and they are two keys (the note editor closes, the table moves). papertray binds
+    no Alt key, so :meth:`feed` splits the
     text at an ESC followed by a key (:data:`_ESCAPE_THEN_KEY_RE`) and the driver posts the
     Escape key there itself. An ESC that ends a read is held back (the next read may start an
     escape sequence: an arrow key split in two) and is the Escape key once the next read

@@ -225,8 +225,8 @@ class LibraryWorkers:
 
     def flush_exports(self) -> None:
         """Write, in this thread, the exports asked for that no worker has begun: the app calls
-        it as it closes (``e q`` typed together: the quit cancelled the export's worker before
-        it started, and no file was written)."""
+        it as it closes (a quit cancels a worker that has not started: ``e q`` typed together
+        still writes the file)."""
         with self._export_lock:
             asked, self._exports_asked = list(self._exports_asked), deque()
         for query, status in asked:

@@ -20,8 +20,8 @@ class _Body(Static):
 
     Textual lays the screen out a second time, in a second frame, when a widget's scrollable
     size changes during a layout (``Widget._size_updated``); the text scrolls nothing, and
-    the panel around it was laid out with the new text already: the second layout (5-20 ms
-    at each keystroke at 87k papers) changed nothing. It takes the new size without it.
+    the panel around it is laid out with the new text already: the second layout (5-20 ms
+    at each keystroke at 87k papers) would change nothing. It takes the new size without it.
     """
 
     def _size_updated(self, size, virtual_size, container_size,  # (textual_private)

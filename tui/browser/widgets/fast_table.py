@@ -21,7 +21,7 @@ from textual.coordinate import Coordinate
 from textual.geometry import Size
 from textual.widgets import DataTable
 
-#: DataTable's LRU caches that its ``_clear_caches`` empties (Textual 8.2).
+#: DataTable's LRU caches that its ``_clear_caches`` empties (tui.browser.textual_private).
 _CLEARED_CACHES = ("_row_render_cache", "_cell_render_cache", "_row_renderable_cache",
                    "_line_cache", "_offset_cache", "_ordered_row_cache")
 

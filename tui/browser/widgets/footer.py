@@ -12,8 +12,8 @@ class KeysFooter(Footer):
 
     Textual's footer rebuilds all its keys (unmounts and mounts a widget per key) each time
     the screen says its bindings changed, and moving the focus says so three times (blur,
-    focus, the ancestors' focus events): ``/`` rebuilt the footer three times, 10-15 ms at
-    87k papers in front of the search for the first letter typed after it, which a fast
+    focus, the ancestors' focus events): ``/`` would rebuild the footer three times, 10-15 ms
+    at 87k papers in front of the search for the first letter typed after it, which a fast
     typist sends with it. The footer shows the bindings as they are when it is rebuilt, so
     one rebuild shows the last change; while the app holds its frames back for a search
     (:meth:`tui.browser.frames.FramesApp._hold_paint`) the rebuild waits, and the app asks for
