@@ -52,7 +52,7 @@ COLUMNS, LINES = 120, 40
 
 # -- the two apps (run in the child process) -------------------------------------------------
 def _papertray_app(seeds: str, data: str, mode: str, log: Path):
-    from tui.app import PapertrayApp
+    from tui.browser.app import PapertrayApp
 
     class Timed(PapertrayApp):
         CSS_PATH = str(Path(sys.modules[PapertrayApp.__module__].__file__).parent

@@ -5,8 +5,9 @@
 ``DATA_DIR`` holds an index synced from ``SEEDS``. Each query is searched one character longer
 at a time, as the browser does at each keystroke (without the worker thread and the repaint:
 ``bench/browser.py`` measures those), for a page of ``--limit`` hits: by default the browser's,
-``tui.app.PAGE_SIZE`` (a terminal taller than half of it gets twice its height). Prints one line
-per query (milliseconds and total hits per prefix) and the median and maximum over all of them.
+``tui.browser.app.PAGE_SIZE`` (a terminal taller than half of it gets twice its height). Prints
+one line per query (milliseconds and total hits per prefix) and the median and maximum over all
+of them.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ def main() -> None:
     ap.add_argument("--limit", type=int, help="hits per search (default: the browser's page)")
     a = ap.parse_args()
     if a.limit is None:
-        from tui.app import PAGE_SIZE
+        from tui.browser.app import PAGE_SIZE
 
         a.limit = PAGE_SIZE
     library = Library([Path(a.seeds)], Path(a.data))

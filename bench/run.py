@@ -32,7 +32,7 @@ sys.path.insert(0, str(HERE.parent))
 import baseline  # noqa: E402
 import corpus  # noqa: E402
 
-PAPERTRAY = [sys.executable, "-c", "from tui.cli import main; main()"]
+PAPERTRAY = [sys.executable, "-c", "from tui.cli.main import main; main()"]
 
 
 def timed(cmd: list[str], repeat: int, env: dict | None = None,

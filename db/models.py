@@ -1,21 +1,17 @@
-"""Small records shared by the data layer and both front ends (no behaviour, no I/O)."""
+"""Small records shared by the data layer and both front ends (no I/O). They sit above the seeds
+stage: a paper's JSON gives its abstract rendered by :mod:`db.seeds.render`."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+
+from db.errors import LibraryError as LibraryError  # the records and their error, from one place
 
 #: The statuses a paper can have. ``new`` means "no mark row"; only the other two are stored.
 STATUSES = ("new", "to-read", "read")
 
 #: Characters of the id shown to people (like git's short hashes). Prefixes are accepted as input.
 SHORT_ID_LEN = 8
-
-
-class LibraryError(Exception):
-    """A problem a user can cause or fix (unknown id, unreadable data dir, bad status...).
-
-    The message is one line that says what to do; front ends print it as it is.
-    """
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,7 +11,7 @@ import re
 import unicodedata
 from collections.abc import Callable, Iterator
 
-from db.models import LibraryError
+from db.errors import LibraryError
 
 # C0 controls except TAB/LF, DEL, C1 controls, and the bidi overrides that can reorder a terminal
 # line. CR is handled before this (line endings), so a lone CR never survives either.

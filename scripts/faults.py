@@ -28,7 +28,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 import corpus  # noqa: E402
 
-PAPERTRAY = [sys.executable, "-c", "from tui.cli import main; main()"]
+PAPERTRAY = [sys.executable, "-c", "from tui.cli.main import main; main()"]
 
 
 def cli(seeds: Path, data: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:

@@ -48,9 +48,9 @@ import corpus  # noqa: E402
 
 from db.marks import repair  # noqa: E402
 
-PAPERTRAY = [sys.executable, "-c", "from tui.cli import main; main()"]
+PAPERTRAY = [sys.executable, "-c", "from tui.cli.main import main; main()"]
 #: Seconds within which every browser must show a change made elsewhere: the browser's
-#: live-reload interval (tui.app.POLL_S, 2 s) with a wide margin for a loaded machine.
+#: live-reload interval (tui.browser.app.POLL_S, 2 s) with a wide margin for a loaded machine.
 CONVERGE_S = 20.0
 #: Seconds a browser may take to start and show the library (the first one builds the index).
 START_S = 60.0

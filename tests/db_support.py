@@ -20,7 +20,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from db import Library
-from tui.cli import cli
+from tui.cli.main import cli
 
 TESTS = Path(__file__).resolve().parent
 REPO = TESTS.parent
@@ -123,7 +123,7 @@ def console_script() -> list[str]:
     script = Path(sys.executable).with_name("papertray")
     if script.exists():
         return [str(script)]
-    return [sys.executable, "-c", "from tui.cli import main; main()"]
+    return [sys.executable, "-c", "from tui.cli.main import main; main()"]
 
 
 @pytest.fixture

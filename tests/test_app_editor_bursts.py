@@ -25,9 +25,9 @@ from tests.tui_support import (
     type_text,
     wait_for,
 )
-from tui import searching
-from tui.app import PapertrayApp
-from tui.editors import TextPrompt
+from tui.browser import keys
+from tui.browser.app import PapertrayApp
+from tui.browser.editors import TextPrompt
 
 PARM = "0412d482992496cb"  # the first paper of the shipped seeds (the cursor's at start)
 EDITORS = {"a": "note", "number_sign": "tag"}
@@ -211,7 +211,7 @@ async def test_keys_after_esc_go_on_when_the_palette_does_not_close(
         tmp_path: Path, monkeypatch) -> None:
     """Keys typed after Esc wait for the palette to close, :data:`PALETTE_CLOSE_S` at most:
     should it stay open (here its Esc does nothing) they go to it after the wait, not never."""
-    monkeypatch.setattr(searching, "PALETTE_CLOSE_S", 0.2)
+    monkeypatch.setattr(keys, "PALETTE_CLOSE_S", 0.2)
     monkeypatch.setattr(CommandPalette, "_action_escape", lambda self: None)
     app = shipped_app(tmp_path)[0]
     async with app.run_test(size=(100, 30)) as pilot:
@@ -257,7 +257,7 @@ async def test_keys_waiting_for_a_paper_that_never_loads_go_on_after_the_wait(
     """``j a j`` while the second paper never reaches the panel: ``a`` waits for it
     :data:`PAPER_WAIT_S`, then says it is still loading (no editor opens on a paper not
     shown), and the ``j`` behind it moves on: no key waits for ever."""
-    monkeypatch.setattr(searching, "PAPER_WAIT_S", 0.2)
+    monkeypatch.setattr(keys, "PAPER_WAIT_S", 0.2)
     app = shipped_app(tmp_path)[0]
     notes = record_notifications(app)
     async with app.run_test(size=(100, 30)) as pilot:

@@ -28,12 +28,11 @@ from tests.tui_support import (
     type_text,
     wait_for,
 )
-from tui import searching
-from tui.app import PapertrayApp
-from tui.display import GLYPHS
-from tui.screens import HelpScreen
-from tui.widgets import SearchBar
-from tui.workers import PageLoaded, PaperLoaded
+from tui.browser.app import PapertrayApp
+from tui.browser.messages import PageLoaded, PaperLoaded
+from tui.browser.screens import HelpScreen
+from tui.browser.widgets import SearchBar
+from tui.glyphs import GLYPHS
 
 
 def _ids(library: Library, query: str, status: str | None = None, limit: int = 200) -> list[str]:
@@ -511,7 +510,7 @@ async def test_ctrl_q_quits_when_the_keys_before_it_wait_too_long(tmp_path: Path
                                                                   monkeypatch) -> None:
     """A key that waits for ever (here: for a search bar that never catches up) does not keep
     ctrl+q from quitting: it quits after :data:`QUIT_WAIT_S`."""
-    monkeypatch.setattr(searching, "QUIT_WAIT_S", 0.2)
+    monkeypatch.setattr("tui.browser.keys.QUIT_WAIT_S", 0.2)
     app, seeds, data = shipped_app(tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
@@ -695,7 +694,7 @@ async def test_a_taller_terminal_fills_the_table_at_the_end_of_the_list(
     250x70 at 87k papers): the table kept the short terminal's page of rows, the last paper at
     its end and the rest of the screen blank, with more papers above. It loads a page for the
     new height at once, the cursor still on the last paper."""
-    monkeypatch.setattr("tui.app.PAGE_SIZE", 10)  # the shipped library has 35 papers
+    monkeypatch.setattr("tui.browser.app.PAGE_SIZE", 10)  # the shipped library has 35 papers
     app = shipped_app(tmp_path)[0]
     async with app.run_test(size=(100, 8)) as pilot:
         await settle(pilot)
@@ -839,7 +838,7 @@ async def test_the_cursor_paper_comes_with_the_hits(tmp_path: Path, monkeypatch)
 async def test_the_page_follows_the_terminal_height(tmp_path: Path) -> None:
     """The table gets a page of PAGE_SIZE hits, or of twice the terminal's height when that is
     more, so a tall terminal never shows the table ending early; a page size given is kept."""
-    from tui.app import PAGE_SIZE
+    from tui.browser.app import PAGE_SIZE
 
     app, seeds, data = shipped_app(tmp_path)
     async with app.run_test(size=(100, 24)) as pilot:

@@ -12,9 +12,9 @@ from textual import events
 from textual.widgets._footer import FooterKey
 
 from tests.tui_support import settle, shipped_app, type_text, wait_for
-from tui import searching
-from tui.app import PapertrayApp
-from tui.widgets import KeysFooter
+from tui.browser import frames
+from tui.browser.app import PapertrayApp
+from tui.browser.widgets import KeysFooter
 
 
 def _footer(app: PapertrayApp) -> list[str]:
@@ -95,7 +95,7 @@ async def test_a_key_is_drawn_with_its_answer_or_after_the_hold(tmp_path: Path,
         await wait_for(pilot, lambda: any(s[0] == "release" for s in seen) and not app.paint_held,
                        "the hold to end without an answer", state=lambda: str(seen))
         waited = next(s[1] for s in seen if s[0] == "release") - seen[0][1]
-        assert searching.PAINT_HOLD_S * 0.9 <= waited < searching.PAINT_HOLD_S + 1.0
+        assert frames.PAINT_HOLD_S * 0.9 <= waited < frames.PAINT_HOLD_S + 1.0
         assert app._search_pending and not app._batch_count  # drawn, though not answered
         gate.set()
         await settle(pilot)

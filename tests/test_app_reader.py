@@ -20,8 +20,8 @@ from tests.tui_support import (
     type_text,
     wait_for,
 )
-from tui.app import PapertrayApp
-from tui.editors import TextPrompt
+from tui.browser.app import PapertrayApp
+from tui.browser.editors import TextPrompt
 
 PARM, MENTOR, M3DT, PHN_HVVS = ("0412d482992496cb", "eb8c16cf3afbe389", "58f4bebc8eaa994b",
                                 "e3276221a1d5791d")
@@ -239,7 +239,7 @@ async def test_a_theme_chosen_in_the_palette_is_remembered(tmp_path: Path) -> No
 
 
 def test_a_settings_file_nested_too_deeply_is_ignored_with_a_notice(tmp_path):
-    from tui.settings import Settings
+    from tui.browser.settings import Settings
 
     path = tmp_path / "settings.json"
     path.write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")

@@ -391,11 +391,11 @@ def test_a_browser_that_ends_on_an_error_exits_non_zero(tmp_path: Path) -> None:
     import sys
 
     seeds, data = shipped_copy(tmp_path), tmp_path / "data"
-    broken = ("import tui.app\n"
+    broken = ("import tui.browser.app\n"
               "def boom(self):\n"
               "    raise RuntimeError('injected failure')\n"
-              "tui.app.PapertrayApp.compose = boom\n"
-              "from tui.cli import main\n"
+              "tui.browser.app.PapertrayApp.compose = boom\n"
+              "from tui.cli.main import main\n"
               "main()\n")
     terminal = Terminal(["env", "TERM=xterm-256color", "LANG=C.UTF-8", sys.executable, "-c",
                          broken, "--seeds", str(seeds), "--data-dir", str(data)], height=40)

@@ -8,7 +8,7 @@ from pathlib import Path
 from db import Library
 from db.models import SyncReport
 from tests.tui_support import app_on, settle, shipped_copy, wait_for
-from tui.app import PapertrayApp
+from tui.browser.app import PapertrayApp
 
 
 async def test_marks_made_elsewhere_appear_and_undo_is_shared(tmp_path: Path) -> None:

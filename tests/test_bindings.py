@@ -10,9 +10,9 @@ from textual.command import CommandPalette
 from textual.dom import DOMNode
 
 from tests.tui_support import app_on, settle, shipped_copy, wait_for
-from tui.app import PapertrayApp
-from tui.screens import HelpScreen
-from tui.widgets import AbstractPanel, ResultsPane, ResultsTable, SearchBar, StatusHeader
+from tui.browser.app import PapertrayApp
+from tui.browser.screens import HelpScreen
+from tui.browser.widgets import AbstractPanel, ResultsPane, ResultsTable, SearchBar, StatusHeader
 
 #: Keys a terminal cannot tell apart from Backspace (ctrl+h), Tab (ctrl+i), Enter (ctrl+j, ctrl+m).
 FORBIDDEN = {"ctrl+h", "ctrl+i", "ctrl+j", "ctrl+m"}

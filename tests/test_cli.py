@@ -249,7 +249,7 @@ def test_several_seed_paths_and_a_single_file(run_cli, seeds_copy, tmp_path):
 def test_environment_variables(seeds_copy, tmp_path, monkeypatch):
     from click.testing import CliRunner
 
-    from tui.cli import cli
+    from tui.cli.main import cli
 
     monkeypatch.setenv("PAPERTRAY_SEEDS", str(seeds_copy / FILE_A))
     monkeypatch.setenv("PAPERTRAY_DATA_DIR", str(tmp_path / "env-data"))
@@ -348,7 +348,7 @@ def test_no_query_is_an_error_for_the_console_script(papertray):
 # -- the command tree ------------------------------------------------------------------------
 
 def test_the_commands_are_the_issues():
-    from tui.cli import cli
+    from tui.cli.main import cli
 
     issue = ["list", "mark", "orphans", "search", "show", "stats", "sync", "undo"]
     assert set(issue) <= set(cli.commands)

@@ -1,4 +1,5 @@
-"""The browser's text building (tui.display): marks without colour, highlights, no markup."""
+"""The browser's text building (tui.browser.display): marks without colour, highlights, no
+markup."""
 
 from __future__ import annotations
 
@@ -6,14 +7,8 @@ import pytest
 from rich.style import Style
 
 from db.models import Paper, Source
-from tui.display import (
-    ASCII_GLYPHS,
-    GLYPHS,
-    abstract_text,
-    paper_text,
-    plain,
-    wants_ascii,
-)
+from tui.browser.display import abstract_text, paper_text, plain
+from tui.glyphs import ASCII_GLYPHS, GLYPHS, wants_ascii
 
 HIGHLIGHT = Style(bold=True, underline=True)
 MATH = Style(italic=True)
@@ -84,7 +79,7 @@ def test_the_panel_text_has_label_status_sources_code_and_abstract():
 
 
 def test_a_huge_abstract_is_cut_for_the_panel():
-    from tui.display import MAX_SHOWN_CHARS, abstract_text
+    from tui.browser.display import MAX_SHOWN_CHARS, abstract_text
 
     text = abstract_text("word " * 50_000, (), "reverse", "italic")
     assert len(text.plain) < MAX_SHOWN_CHARS + 100

@@ -13,7 +13,7 @@ import pytest
 from db.marks.transfer import ImportSummary
 from db.models import FileReport, Hit, SearchResult, SyncReport
 from tests.db_support import REPO
-from tui.cli import cli
+from tui.cli.main import cli
 
 DOCS = REPO / "docs"
 README = (REPO / "README.md").read_text(encoding="utf-8")

@@ -136,7 +136,7 @@ def test_a_first_build_leaves_no_free_pages(tmp_path, monkeypatch):
 def test_warm_commands_import_nothing_heavy(seeds_copy, data_dir, command):
     """What `python -X importtime` showed costing 15-200 ms each; a warm command needs none."""
     cli = ["--seeds", str(seeds_copy), "--data-dir", str(data_dir)]
-    probe = ("import sys; from tui.cli import main\n"
+    probe = ("import sys; from tui.cli.main import main\n"
              "try:\n    main()\nexcept SystemExit:\n    pass\n"
              "heavy = {'textual', 'rich', 'sqlite_utils', 'rapidfuzz', 'pylatexenc', "
              "'spellchecker', 'multiprocessing', 'concurrent'}\n"
@@ -301,7 +301,7 @@ def test_a_killed_sync_leaves_no_parse_workers_behind(tmp_path):
         body = [f"{a.strip()} Variant {n}-{i}." for i in range(32) for a in shipped]
         (seeds / f"part{n}.txt").write_text("ICML 2025 Papers\n\n" + "\n\n".join(body),
                                             encoding="utf-8")
-    proc = subprocess.Popen([sys.executable, "-c", "from tui.cli import main; main()",
+    proc = subprocess.Popen([sys.executable, "-c", "from tui.cli.main import main; main()",
                              "--seeds", str(seeds), "--data-dir", str(tmp_path / "data"),
                              "sync"], cwd=REPO, stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)

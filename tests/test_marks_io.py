@@ -215,7 +215,7 @@ def test_a_version_that_is_no_number_is_said_as_such(two_machines, version):
 def test_a_source_larger_than_the_limit_is_refused_without_reading_it_all(
         run_cli, monkeypatch, tmp_path):
     """``marks import /dev/zero`` (or any huge file) read until the memory ran out."""
-    monkeypatch.setattr("tui.cli_marks.MAX_MARKS_FILE_BYTES", 4096)
+    monkeypatch.setattr("tui.cli.marks.MAX_MARKS_FILE_BYTES", 4096)
     padded = tmp_path / "big.json"
     padded.write_bytes(_file(_mark(PARM, "read", EARLY)) + b" " * 8192)
     refused = run_cli("marks", "import", str(padded))

@@ -1,6 +1,6 @@
 """The results table draws exactly what Textual's DataTable draws.
 
-``tui.widgets.results.ResultsTable`` replaces DataTable's per-cell drawing (Rich's render
+``tui.browser.widgets.results.ResultsTable`` replaces DataTable's per-cell drawing (Rich's render
 pipeline) and its row measuring with cheaper code for its one-line ``Text`` cells; these tests
 draw the same rows both ways, on the shipped seeds, and compare every segment (text, colours,
 attributes and the row/column metadata that mouse clicks read).
@@ -18,8 +18,8 @@ from textual.geometry import Region
 from textual.widgets import DataTable
 
 from tests.tui_support import settle, shipped_app, type_text, wait_for
-from tui.app import PapertrayApp
-from tui.widgets.results import ResultsTable
+from tui.browser.app import PapertrayApp
+from tui.browser.widgets.results import ResultsTable
 
 
 def _drawn(table: ResultsTable) -> list[list[tuple[str, object]]]:

@@ -1,5 +1,5 @@
-"""Terminal input (tui.terminal): a bracketed paste reaches the app as one paste, never as keys,
-however the terminal splits it over reads and whatever escape bytes it holds."""
+"""Terminal input (tui.browser.terminal): a bracketed paste reaches the app as one paste, never
+as keys, however the terminal splits it over reads and whatever escape bytes it holds."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 from textual import events
 from textual._xterm_parser import XTermParser  # the parser the Linux driver feeds
 
-from tui.display import pasted_query, query_safe
-from tui.terminal import PASTE_END, PASTE_START, EscapeKeys, PasteGuard
+from tui.browser.display import pasted_query, query_safe
+from tui.browser.terminal import PASTE_END, PASTE_START, EscapeKeys, PasteGuard
 
 #: The QA case: an ESC sequence and a line break inside a paste (tmux sends LF as CR).
 HOSTILE = "model \x1b[2J x\rrrr ttt"

@@ -16,7 +16,7 @@ from pathlib import Path
 from textual import events
 from textual.pilot import Pilot
 
-from tui.app import PapertrayApp, make_app
+from tui.browser.app import PapertrayApp, make_app
 
 ROOT = Path(__file__).resolve().parent.parent
 SHIPPED_SEEDS = ROOT / "seeds"
@@ -113,7 +113,7 @@ def papertray_command() -> list[str]:
     script = Path(sys.executable).with_name("papertray")
     if script.exists():
         return [str(script)]
-    return [sys.executable, "-c", "from tui.cli import main; main()"]
+    return [sys.executable, "-c", "from tui.cli.main import main; main()"]
 
 
 def papertray_json(where: list[str], *command: str) -> dict:

@@ -1,5 +1,6 @@
-"""papertray's front ends: the Textual browser (:mod:`tui.app`) and the command line
-(:mod:`tui.cli`).
+"""papertray's front ends, one sub-package each: the command line (:mod:`tui.cli`) and the
+Textual browser (:mod:`tui.browser`); :mod:`tui.glyphs` is what both draw.
 
-Neither writes SQL: both call :class:`db.Library`.
+Neither writes SQL: both call :class:`db.Library`. The command line imports the browser only to
+start it.
 """

@@ -1,5 +1,5 @@
 """``python -m tui``: the ``papertray`` command (``papertray serve`` starts the browser so)."""
 
-from tui.cli import main
+from tui.cli.main import main
 
 main()

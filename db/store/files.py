@@ -29,7 +29,7 @@ import threading
 from datetime import datetime
 from pathlib import Path
 
-from db.models import LibraryError
+from db.errors import LibraryError
 
 #: Seconds a connection waits for another process's lock before giving up (SQLite's
 #: busy timeout): a long write (a first build of 87k abstracts) holds the index's for ~15 s,

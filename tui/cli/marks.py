@@ -16,13 +16,14 @@ from db.models import LibraryError
 from db.store.files import refuse_database
 from db.store.paths import DataPaths, writing
 from db.text import one_line
+from tui.cli.context import pass_context
 
 #: A marks file is read up to this size (every paper of an 87,000-abstract library marked,
 #: noted and tagged is about 150 MiB).
 MAX_MARKS_FILE_BYTES = 512 << 20
 
 
-def register(cli: click.Group, pass_context) -> None:
+def register(cli: click.Group) -> None:
     """Add the ``marks`` group to ``cli``."""
 
     @cli.group()

@@ -9,6 +9,7 @@ import click
 
 from db.library.export import FORMATS
 from db.text import one_line
+from tui.cli.context import STATUS_CHOICE, pass_context
 
 _WORD = "\x00"  # marks a query word that starts with "-" while click parses the options
 
@@ -24,12 +25,12 @@ class _QueryCommand(click.Command):
         return super().parse_args(ctx, marked)
 
 
-def register(cli: click.Group, pass_context, status_choice: click.Choice) -> None:
+def register(cli: click.Group) -> None:
     """Add the ``export`` command to ``cli``."""
 
     @cli.command(cls=_QueryCommand, context_settings={"help_option_names": ["--help"]})
     @click.argument("query", nargs=-1)
-    @click.option("--status", type=status_choice, help="Only papers with this status.")
+    @click.option("--status", type=STATUS_CHOICE, help="Only papers with this status.")
     @click.option("--format", "fmt", type=click.Choice(list(FORMATS)),
                   help="Markdown checklist, CSV, JSON or BibTeX. Default: from the output "
                        "file's ending (.md, .csv, .json, .bib), else md.")

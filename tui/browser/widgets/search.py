@@ -12,7 +12,7 @@ from textual.containers import Horizontal
 from textual.message import Message
 from textual.widgets import Input, Static
 
-from tui.display import pasted_query, query_safe
+from tui.browser.display import pasted_query, query_safe
 
 PLACEHOLDER = 'search: words "a phrase" -not word* OR is:to-read has:code in:file'
 
@@ -20,13 +20,13 @@ PLACEHOLDER = 'search: words "a phrase" -not word* OR is:to-read has:code in:fil
 class QueryInput(Input):
     """The query input: one line of clean text, edited by keys in the order they were typed.
 
-    * Every value is made :func:`~tui.display.query_safe` (no control or escape characters),
-      and a paste becomes one line (:func:`~tui.display.pasted_query`): a line break in a
-      paste never acts as Enter.
+    * Every value is made :func:`~tui.browser.display.query_safe` (no control or escape
+      characters), and a paste becomes one line (:func:`~tui.browser.display.pasted_query`): a
+      line break in a paste never acts as Enter.
     * Editing keys (Backspace, ctrl+u, arrows…) are bindings, and Textual runs a binding when
-      the key has bubbled up to the app, after the letters typed behind it were inserted:
-      ``/``, Backspace, ``xyz`` in one burst gave ``xy``. Here the input runs its bindings as
-      the key reaches it, so keys edit the query in the order they were typed.
+      the key has bubbled up to the app, after the letters typed behind it are inserted
+      (``/``, Backspace, ``xyz`` in one burst would give ``xy``). Here the input runs its
+      bindings as the key reaches it, so keys edit the query in the order they were typed.
     """
 
     def validate_value(self, value: str) -> str:
@@ -79,7 +79,7 @@ class SearchBar(Horizontal):
     """``/ query…                    12/35``. Posts :class:`QueryChanged` on every edit.
 
     The keys that enter and leave it (``/``; Enter, Down, Esc) are the app's priority bindings,
-    so that keys typed ahead over a slow link land where they were meant (see ``tui.app``).
+    so that keys typed ahead over a slow link land where they were meant (see ``tui.browser.app``).
     """
 
     class QueryChanged(Message):

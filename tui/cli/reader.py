@@ -14,11 +14,12 @@ import click
 
 from db.marks.notes import check_note_length
 from db.text import one_line
+from tui.cli.context import STATUS_CHOICE, pass_context
+from tui.cli.output import emit_json, print_changes, print_result
 
 
-def register(cli: click.Group, pass_context) -> None:
+def register(cli: click.Group) -> None:
     """Add ``similar``, ``note``, ``tag`` and ``serve`` to ``cli``."""
-    from tui.cli import STATUS_CHOICE, _emit_json, _print_changes, _print_result
 
     @cli.command()
     @click.argument("paper_id", required=False)
@@ -42,7 +43,7 @@ def register(cli: click.Group, pass_context) -> None:
             result = library.like_to_read(limit, offset)
         else:
             result = library.similar(paper_id, status, limit, offset)
-        _print_result(result, as_json)
+        print_result(result, as_json)
 
     @cli.command()
     @click.argument("paper_id")
@@ -57,7 +58,7 @@ def register(cli: click.Group, pass_context) -> None:
         if not text and not clear:
             paper = library.get(paper_id)
             if as_json:
-                _emit_json({"id": paper.id, "note": paper.note})
+                emit_json({"id": paper.id, "note": paper.note})
             else:
                 click.echo(one_line(paper.note) or "(no note)")
             return
@@ -65,7 +66,7 @@ def register(cli: click.Group, pass_context) -> None:
             raise click.UsageError("give TEXT or --clear, not both")
         check_note_length(" ".join(text))
         changes = library.set_note(paper_id, "" if clear else " ".join(text))
-        _print_changes(changes, as_json, "note saved" if changes else "note unchanged")
+        print_changes(changes, as_json, "note saved" if changes else "note unchanged")
 
     @cli.command()
     @click.argument("paper_id")
@@ -77,7 +78,7 @@ def register(cli: click.Group, pass_context) -> None:
         """Add tags NAME... to paper ID (find them with tag:NAME in a query); undoable."""
         changes = obj.open_library().tag([paper_id], names, remove=remove)
         verb = "removed" if remove else "added"
-        _print_changes(changes, as_json, f"{verb} {len(changes)} tag(s)")
+        print_changes(changes, as_json, f"{verb} {len(changes)} tag(s)")
 
     @cli.command()
     @click.option("--host", default="127.0.0.1", show_default=True,

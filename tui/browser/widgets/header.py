@@ -11,7 +11,8 @@ from textual.containers import Horizontal
 from textual.reactive import reactive
 from textual.widgets import ProgressBar, Static
 
-from tui.display import plain
+from tui.browser.display import plain
+from tui.glyphs import ASCII_GLYPHS
 
 #: The filter keys, in the order of the header's tabs: (key, status).
 FILTERS = (("1", "all"), ("2", "new"), ("3", "to-read"), ("4", "read"))
@@ -59,7 +60,8 @@ class StatusHeader(Horizontal):
             labels = [f"{label} ({n})" if several else label
                       for label, n in self.collections.items()]
             names.append(self.glyphs["sep"])
-            names.append_text(plain(self.glyphs["sep"].join(labels)))
+            names.append_text(plain(self.glyphs["sep"].join(labels),
+                                    ascii_only=self.glyphs is ASCII_GLYPHS))
         self.query_one("#collections", Static).update(names)
         tabs = Text(end="", no_wrap=True, overflow="ellipsis")
         active = self.get_component_rich_style("header--active", partial=True)

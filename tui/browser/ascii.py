@@ -1,7 +1,7 @@
 """The browser in plain ASCII (``papertray --ascii``, ``NO_COLOR``, a console or a locale that
 cannot show Unicode): what Textual itself would draw in other characters.
 
-papertray's own glyphs come from :data:`tui.display.ASCII_GLYPHS`; Textual's box borders are
+papertray's own glyphs come from :data:`tui.glyphs.ASCII_GLYPHS`; Textual's box borders are
 switched to its ``ascii`` border style by the ``-ascii`` class on every screen
 (``papertray.tcss``); this module gives the scroll bars, the key names and the command palette.
 """
@@ -10,24 +10,17 @@ from __future__ import annotations
 
 from rich.segment import Segment, Segments
 from rich.style import Style
-from textual._context import active_app
 from textual.command import CommandPalette, SearchIcon
 from textual.scrollbar import ScrollBar, ScrollBarRender
 
 
-def _ascii_app() -> bool:
-    return bool(getattr(active_app.get(None), "ascii_only", False))
-
-
-class AsciiAwareScrollBarRender(ScrollBarRender):
-    """Textual's scroll bar; in an ASCII-only app the thumb is ``#`` on a blank track (no
-    eighth-block characters at its ends)."""
+class AsciiScrollBarRender(ScrollBarRender):
+    """Textual's scroll bar with the thumb ``#`` on a blank track (no eighth-block characters
+    at its ends)."""
 
     @classmethod
     def render_bar(cls, *args, **kwargs) -> Segments:  # type: ignore[override]
         bar = super().render_bar(*args, **kwargs)
-        if not _ascii_app():
-            return bar
         out = []
         for segment in bar.segments:
             style = segment.style or Style()
@@ -39,11 +32,27 @@ class AsciiAwareScrollBarRender(ScrollBarRender):
         return Segments(out, new_lines=bar.new_lines)
 
 
+class _RendererOfItsApp:
+    """``ScrollBar.renderer`` as each scroll bar reads it: :class:`AsciiScrollBarRender` in an
+    ASCII-only app, the renderer it stands in for in any other app of the process.
+
+    Textual reads the renderer through the scroll bar (``self.renderer``), which is what lets
+    a renderer be set per scroll bar; this descriptor chooses it by the scroll bar's app."""
+
+    def __init__(self, default: type[ScrollBarRender]) -> None:
+        self.default = default
+
+    def __get__(self, scrollbar: ScrollBar | None, owner: type) -> type[ScrollBarRender]:
+        if scrollbar is not None and getattr(scrollbar.app, "ascii_only", False):
+            return AsciiScrollBarRender
+        return self.default
+
+
 def install_scroll_bars() -> None:
-    """Use :class:`AsciiAwareScrollBarRender` for every scroll bar (other apps in the process
-    see Textual's own: the ASCII form applies only while an ASCII-only app is rendering)."""
-    if not issubclass(ScrollBar.renderer, AsciiAwareScrollBarRender):
-        ScrollBar.renderer = AsciiAwareScrollBarRender
+    """Draw the scroll bars of ASCII-only apps with :class:`AsciiScrollBarRender` (an app that
+    is not ASCII-only keeps Textual's)."""
+    if not isinstance(ScrollBar.__dict__.get("renderer"), _RendererOfItsApp):
+        ScrollBar.renderer = _RendererOfItsApp(ScrollBar.renderer)  # type: ignore[assignment]
 
 
 def key_name(shown: str, key: str) -> str:

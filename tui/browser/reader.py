@@ -1,5 +1,5 @@
 """The reader's tools in the browser: similar papers, notes and tags, copying, layout and the
-remembered settings (a mixin for :class:`tui.app.PapertrayApp`, whose ``BINDINGS`` name the
+remembered settings (a mixin for :class:`tui.browser.app.PapertrayApp`, whose ``BINDINGS`` name the
 keys: ``s`` ``S`` ``a`` ``#`` ``y`` ``Y`` ``c`` ``L``).
 
 Copying uses OSC 52 (Textual's ``copy_to_clipboard``): the text goes to the clipboard of the
@@ -12,9 +12,9 @@ from db.marks.notes import MAX_NOTE_CHARS
 from db.models import LibraryError, Paper
 from db.seeds.render import render_plain
 from db.text import one_line, tag_name
-from tui.editors import TextPrompt
-from tui.settings import LAYOUTS, Settings, settings_path
-from tui.workers import MarkOp
+from tui.browser.editors import TextPrompt
+from tui.browser.settings import LAYOUTS, Settings, settings_path
+from tui.browser.workers import MarkOp
 
 #: Textual breakpoints for each layout: ``auto`` is side by side from this many columns.
 WIDE_AT = 120

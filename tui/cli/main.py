@@ -7,9 +7,7 @@ on stderr and exits 1; there are no tracebacks. Plain ``papertray`` opens the br
 from __future__ import annotations
 
 import contextlib
-import json
 import os
-import shutil
 import signal
 import sqlite3
 import sys
@@ -17,30 +15,16 @@ import textwrap
 
 import click
 
-from db import Library, LibraryError
+from db import LibraryError
 from db.seeds.render import render_plain
 from db.text import one_line
-from tui.cli_export import register as register_export
-from tui.cli_marks import register as register_marks
-from tui.cli_reader import register as register_reader
+from tui.cli.context import STATUS_CHOICE, Context, pass_context
+from tui.cli.export import register as register_export
+from tui.cli.marks import register as register_marks
+from tui.cli.output import emit_json, print_changes, print_result, width
+from tui.cli.reader import register as register_reader
 
 STATS_COLLECTIONS = 10  # collections `stats` names; a JSON file of many venues has hundreds
-GLYPHS = {"new": "·", "to-read": "»", "read": "✓"}
-ASCII_GLYPHS = {"new": ".", "to-read": ">", "read": "x"}
-STATUS_CHOICE = click.Choice(["new", "to-read", "read"])
-
-
-def _glyph(status: str) -> str:
-    encoding = (sys.stdout.encoding or "").lower()
-    return (GLYPHS if "utf" in encoding else ASCII_GLYPHS)[status]
-
-
-def _width() -> int:
-    return max(40, shutil.get_terminal_size((100, 24)).columns)
-
-
-def _emit_json(data: object) -> None:
-    click.echo(json.dumps(data, ensure_ascii=False, indent=2))
 
 
 def _non_empty(ctx: click.Context, param: click.Parameter, value):
@@ -49,39 +33,6 @@ def _non_empty(ctx: click.Context, param: click.Parameter, value):
     if any(v is not None and not str(v).strip() for v in values):
         raise click.BadParameter("an empty path; give a folder or file", ctx, param)
     return value
-
-
-class Context:
-    """What the group's options give every command: a lazily opened, synced library."""
-
-    def __init__(self, seeds: tuple[str, ...], data_dir: str | None, ascii_only: bool = False):
-        self.seeds = list(seeds) or None
-        self.data_dir = data_dir
-        self.ascii_only = ascii_only
-        self._library: Library | None = None
-
-    @property
-    def opened(self) -> bool:
-        return self._library is not None
-
-    def open_library(self, sync: bool = True, check_marks: bool = False) -> Library:
-        """The library, opened (and synced) at the first call; closed when the command ends.
-        ``check_marks``: check the marks file first and rebuild it if damaged."""
-        if self._library is None:
-            self._library = Library(self.seeds, self.data_dir, check_marks=check_marks)
-            click.get_current_context().find_root().call_on_close(self._library.close)
-            if sync:
-                report = self._library.sync()
-                for notice in report.notices:
-                    click.echo(f"papertray: {one_line(notice)}", err=True)
-                for f in report.files:  # a mistyped --seeds path is said at every command
-                    if f.status == "error" and f.reason == "no such file or folder":
-                        click.echo(f"papertray: seed path {one_line(f.path)}: {f.reason}",
-                                   err=True)
-        return self._library
-
-
-pass_context = click.make_pass_decorator(Context)
 
 
 @click.group(invoke_without_command=True, context_settings={"help_option_names": ["-h", "--help"]})
@@ -103,7 +54,7 @@ def cli(ctx: click.Context, seeds: tuple[str, ...], data_dir: str | None,
     """
     ctx.obj = Context(seeds, data_dir, ascii_only)
     if ctx.invoked_subcommand is None:
-        from tui.app import run_app
+        from tui.browser.app import run_app  # the only way in to the browser: Textual loads here
 
         status = run_app(ctx.obj.seeds, ctx.obj.data_dir, ascii_only=ascii_only or None)
         if status:  # the browser ended on an error: not a success for a script or a shell
@@ -128,7 +79,7 @@ def sync(obj: Context, force: bool, as_json: bool) -> None:
     library = obj.open_library(sync=False)
     report = library.sync(force=force)
     if as_json:
-        _emit_json(report.to_json())
+        emit_json(report.to_json())
         return
     for notice in report.notices:
         click.echo(f"papertray: {one_line(notice)}", err=True)
@@ -138,37 +89,6 @@ def sync(obj: Context, force: bool, as_json: bool) -> None:
     click.echo(f"{report.papers} papers: {report.added} added, {report.removed} removed, "
                f"{report.changed} changed, {report.reattached} marks re-attached, "
                f"{report.orphans} orphan marks ({report.seconds:.2f} s)")
-
-
-def _hit_line(hit, width: int) -> str:
-    if hit.title:  # a real title says more than name and headline together
-        text = f"{hit.short_id}  {_glyph(hit.status)}  {one_line(render_plain(hit.title))}"
-        return text if len(text) <= width else text[: width - 1] + "…"
-    label = one_line(hit.name or "")
-    text = f"{hit.short_id}  {_glyph(hit.status)}  {label[:24]:<16}  {one_line(hit.headline)}"
-    return text if len(text) <= width else text[: width - 1] + "…"
-
-
-def _print_result(result, as_json: bool, snippets: dict[str, str] | None = None) -> None:
-    if as_json:
-        data = result.to_json()
-        if snippets is not None:
-            for hit in data["hits"]:
-                hit["snippet"] = snippets.get(hit["id"], "")
-        _emit_json(data)
-        return
-    if result.notice:
-        click.echo(f"({one_line(result.notice)})", err=True)
-    width = _width() if sys.stdout.isatty() else 10_000
-    for hit in result.hits:
-        click.echo(_hit_line(hit, width))
-        if snippets is not None:
-            click.echo("    " + one_line(snippets.get(hit.id, "")))
-    shown = len(result.hits)
-    if shown < result.total:
-        click.echo(f"… {shown} of {result.total} shown (use --limit/--offset)", err=True)
-    elif not result.total:
-        click.echo("no papers match", err=True)
 
 
 @cli.command(context_settings={"ignore_unknown_options": True,
@@ -187,7 +107,7 @@ def search(obj: Context, query: tuple[str, ...], status: str | None, limit: int,
     library = obj.open_library()
     result = library.search(" ".join(query), status, limit, offset, typing=True)
     snippets = library.snippets([h.id for h in result.hits], result.terms) if snippet else None
-    _print_result(result, as_json, snippets)
+    print_result(result, as_json, snippets)
 
 
 @cli.command(name="list")
@@ -198,7 +118,7 @@ def search(obj: Context, query: tuple[str, ...], status: str | None, limit: int,
 @pass_context
 def list_(obj: Context, status: str | None, limit: int, offset: int, as_json: bool) -> None:
     """List papers in seed order."""
-    _print_result(obj.open_library().search("", status, limit, offset), as_json)
+    print_result(obj.open_library().search("", status, limit, offset), as_json)
 
 
 @cli.command()
@@ -210,9 +130,9 @@ def show(obj: Context, paper_id: str, as_json: bool) -> None:
     paper = obj.open_library().get(paper_id)
     data = paper.to_json()
     if as_json:
-        _emit_json(data)
+        emit_json(data)
         return
-    width = min(_width(), 100)
+    columns = min(width(), 100)
     head = [
         ("id", paper.id), ("name", paper.name),
         ("title", render_plain(paper.title) if paper.title else None),
@@ -228,7 +148,7 @@ def show(obj: Context, paper_id: str, as_json: bool) -> None:
             click.echo(f"{key + ':':<12}{one_line(str(value))}")
     if data["abstract"]:
         click.echo()
-        click.echo(textwrap.fill(one_line(data["abstract"]), width=width, break_on_hyphens=False))
+        click.echo(textwrap.fill(one_line(data["abstract"]), width=columns, break_on_hyphens=False))
     other = [u for u in paper.urls if u != paper.code_url]
     if other:
         click.echo()
@@ -247,7 +167,7 @@ def mark(obj: Context, paper_ids: tuple[str, ...], status: str | None, as_json: 
     if status is None:
         raise click.UsageError("say which status: --read, --to-read or --new")
     changes = obj.open_library().set_status(paper_ids, status)
-    _print_changes(changes, as_json, f"marked {len(changes)} paper(s) {status}")
+    print_changes(changes, as_json, f"marked {len(changes)} paper(s) {status}")
 
 
 @cli.command()
@@ -257,23 +177,8 @@ def undo(obj: Context, as_json: bool) -> None:
     """Undo the latest marking step, note or tagging (repeatable)."""
     changes = obj.open_library().undo()
     what = "mark(s)" if all(c.kind == "mark" for c in changes) else "change(s)"
-    _print_changes(changes, as_json, f"undid {len(changes)} {what}" if changes
+    print_changes(changes, as_json, f"undid {len(changes)} {what}" if changes
                    else "nothing to undo")
-
-
-def _print_changes(changes, as_json: bool, summary: str) -> None:
-    if as_json:
-        _emit_json({"changed": [c.to_json() for c in changes]})
-        return
-    click.echo(summary)
-    for c in changes:
-        if c.kind == "tag":
-            click.echo(f"  {c.paper_id[:8]}  tag {'+' + c.new if c.new else '-' + c.old}")
-        elif c.kind == "note":
-            click.echo(f"  {c.paper_id[:8]}  note {one_line(c.old) or '(none)'!r} → "
-                       f"{one_line(c.new) or '(none)'!r}")
-        else:
-            click.echo(f"  {c.paper_id[:8]}  {c.old} → {c.new}")
 
 
 @cli.command()
@@ -284,7 +189,7 @@ def stats(obj: Context, as_json: bool) -> None:
     library = obj.open_library(check_marks=True)
     data = library.stats()
     if as_json:
-        _emit_json(data)
+        emit_json(data)
         return
     s = data["status"]
     click.echo(f"papers:       {data['papers']} ({data['entries']} entries in {data['files']} "
@@ -321,7 +226,7 @@ def orphans(obj: Context, as_json: bool) -> None:
             item = found.setdefault(pid, {"id": pid, "status": "new", "updated_at": updated,
                                           "label": label})
             item.update(note=note, tags=list(tags))
-        _emit_json(list(found.values()))
+        emit_json(list(found.values()))
         return
     for pid, status, updated, label in rows:
         click.echo(f"{pid[:8]}  {status:<8} {updated[:19]}  {one_line(label or '')}")
@@ -334,9 +239,9 @@ def orphans(obj: Context, as_json: bool) -> None:
                    f"{'  ' if label else ''}{one_line(what)}")
 
 
-register_marks(cli, pass_context)
-register_reader(cli, pass_context)
-register_export(cli, pass_context, STATUS_CHOICE)
+register_marks(cli)
+register_reader(cli)
+register_export(cli)
 
 
 _signalled = [signal.SIGINT]

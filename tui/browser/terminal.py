@@ -1,11 +1,8 @@
 """Terminal input: a bracketed paste reaches the app as one paste, never as keystrokes.
 
 Terminals wrap pasted text in ``ESC[200~ … ESC[201~`` so that an app can tell it from typing.
-Textual's input parser (8.2) mishandles an ESC *inside* a paste: it reads the ESC as the start of
-an escape sequence, swallows the paste text that follows it, and replays that text as key
-presses (the ESC itself as ``^``) before the paste event. Pasting ``model ESC[2J x⏎rrr ttt`` then
-typed ``^[2J x``, pressed Enter (leaving the search bar) and marked three papers read and three
-to-read with the replayed ``rrr ttt``.
+Textual's input parser reads an ESC *inside* a paste as the start of an escape sequence, and the
+paste text after it as key presses (``r`` and ``t`` in a pasted line would mark papers).
 
 :class:`PasteGuard` sits between the terminal and Textual's parser and removes every ESC between
 the paste brackets, so the parser sees a paste with no escape sequence in it and posts a single
@@ -14,22 +11,20 @@ in its input loop. The app cleans the pasted text itself (one line, no control c
 ESC followed by a key in one read is the Escape key and that key (:class:`EscapeKeys`), not Alt.
 
 Terminal output and a terminal that goes away: a dropped SSH connection, a closed window or a
-killed tmux hangs the terminal up. Its reads then return nothing (or EIO) and its writes fail
-with EIO. Textual 8.2's driver kept reading (a loop at full speed on the empty reads), its
-writer thread died at the first failed write, and the app's thread then blocked for ever on the
-writer's full queue (30 writes later), in the event loop's own thread, so SIGTERM and SIGHUP
-were never handled: only SIGKILL ended it. The kernel also sends SIGCONT with the hang-up, and
-Textual's driver answered any SIGCONT by setting up the terminal again (a second input loop
-and writer thread), suspended before or not. :class:`PasteSafeDriver` (the driver the browser
-uses on Linux and macOS) ends its input loop and asks the app to exit when the input ends,
-writes through a :class:`TerminalOutput` that drops everything after the first failed write
-(and asks the app to exit too), and resumes at SIGCONT only after a suspension. The app's exit
-then runs as at ``q``: queued marks are written, the library closed; nothing is written to
-the dead terminal.
+killed tmux hangs the terminal up. Its reads then return nothing (or EIO), its writes fail with
+EIO, and the kernel sends SIGCONT with the hang-up. Textual's driver keeps reading, its writer
+thread stops at the first failed write (the app's thread then blocks on the writer's full
+queue, and no signal is handled), and it sets the terminal up again at any SIGCONT.
+:class:`PasteSafeDriver` (the driver the browser uses on Linux and macOS) ends its input loop
+and asks the app to exit when the input ends, writes through a :class:`TerminalOutput` that
+drops everything after the first failed write (and asks the app to exit too), and resumes at
+SIGCONT only after a suspension. The app's exit then runs as at ``q``: queued marks are
+written, the library closed; nothing is written to the dead terminal.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import re
@@ -38,10 +33,16 @@ import threading
 import time
 from codecs import getincrementaldecoder
 from collections.abc import Callable
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
 from textual import constants
 from textual.driver import Driver
+from textual.events import Key
+
+from tui.browser.textual_private import ParseError, XTermParser
+
+if TYPE_CHECKING:
+    from textual.app import App
 
 #: What the terminal sends before and after pasted text (xterm's bracketed paste mode 2004).
 PASTE_START = "\x1b[200~"
@@ -100,8 +101,8 @@ class PasteGuard:
 #: colour reports) or a key Textual reads from ESC and one character (backspace: alt+backspace,
 #: delete a word; "b" and "f": macOS Option+left/right, a word left and right): the Escape key,
 #: and then that key, typed quickly. Another ESC, a letter of SS2/SOS/DCS/PM/APC ("N", "X", "P",
-#: "^", "_": no terminal sends those as input; Esc N was alt+shift+n) and a control key (Esc Tab
-#: was shift+tab, Esc Enter lost the Escape) included.
+#: "^", "_": no terminal sends those as input; Esc N is not alt+shift+n) and a control key (Esc
+#: Tab is not shift+tab, Esc Enter is Escape and Enter) included.
 _ESCAPE_THEN_KEY_RE = re.compile("\x1b(?=[^\x08\x7f\\[\\]O\\\\bf])")
 
 
@@ -111,8 +112,8 @@ class EscapeKeys:
 
     A terminal sends Alt+j as ESC j, so Textual's parser reads ESC and j arriving within its
     escape delay as alt+j; but over SSH, Escape then ``j`` typed quickly come in one read as
-    well, and the Escape was lost (the note editor stayed open and took the ``j``; in the
-    table neither key did anything). papertray binds no Alt key, so :meth:`feed` splits the
+    well, and they are two keys (the note editor closes, the table moves). papertray binds
+    no Alt key, so :meth:`feed` splits the
     text at an ESC followed by a key (:data:`_ESCAPE_THEN_KEY_RE`) and the driver posts the
     Escape key there itself. An ESC that ends a read is held back (the next read may start an
     escape sequence: an arrow key split in two) and is the Escape key once the next read
@@ -229,10 +230,7 @@ def paste_safe(driver_class: type[Driver]) -> type[Driver]:
 
 
 try:  # the Linux driver imports termios: there is none on Windows
-    from textual._parser import ParseError
-    from textual._xterm_parser import XTermParser  # no public way to reach the parser
     from textual.drivers.linux_driver import LinuxDriver as _LinuxDriver
-    from textual.events import Key
 except ImportError:  # pragma: no cover - Windows
     _LinuxDriver = None
 else:
@@ -243,13 +241,16 @@ else:
         goes away (see the module's notes): the input ends (a read returns no bytes or
         fails), or a write fails. A SIGCONT resumes only a driver that was suspended.
 
-        ``run_input_thread`` follows Textual 8.2's (pinned in pyproject.toml) line for line, with
-        the guard and the end of input added; recheck it when the pin moves.
+        ``run_input_thread`` follows Textual's line for line, with the guard and the end of
+        input added (:data:`~tui.browser.textual_private.RUN_INPUT_THREAD_SHA256`).
         """
 
-        def __init__(self, *args, **kwargs) -> None:
-            super().__init__(*args, **kwargs)
-            self._file = TerminalOutput(self._file, self._terminal_gone)
+        def __init__(self, app: App, *, debug: bool = False, **kwargs) -> None:
+            super().__init__(app, debug=debug, **kwargs)
+            self._exit_app = getattr(app, "exit_in_turn", app.exit)  # after the keys read
+            self._app_loop = asyncio.get_running_loop()  # the app's: exits are asked from threads
+            self._parser_debug = debug
+            self._file = TerminalOutput(self._file, self._terminal_gone)  # (textual_private)
             self._gone = threading.Event()
             self._suspended = False
 
@@ -264,9 +265,7 @@ else:
                 return
             self._gone.set()
             with contextlib.suppress(RuntimeError):  # a closed loop: the app has ended
-                # after the keys read before the input ended (papertray's exit_in_turn)
-                self._loop.call_soon_threadsafe(getattr(self._app, "exit_in_turn",
-                                                        self._app.exit))
+                self._app_loop.call_soon_threadsafe(self._exit_app)
 
         def suspend_application_mode(self) -> None:
             self._suspended = True
@@ -276,7 +275,7 @@ else:
             self._suspended = False
             super().resume_application_mode()
 
-        def _sigcont_application(self, *_args) -> None:
+        def _sigcont_application(self, *_args) -> None:  # (textual_private)
             """SIGCONT: resume only after a suspension (SIGTSTP, ``ctrl+z``), never on a dead
             terminal. The kernel sends SIGCONT with every hang-up."""
             if self._suspended and not self.terminal_gone:
@@ -286,7 +285,7 @@ else:
             """Wait for input and post the events parsed from it."""
             selector = selectors.SelectSelector()
             selector.register(self.fileno, selectors.EVENT_READ)
-            parser = XTermParser(self._debug)
+            parser = XTermParser(self._parser_debug)
             guard = PasteGuard()
             escapes = EscapeKeys()
             # errors="replace": a stray byte (a Latin-1 paste, a raw C1 byte) is one "�", never

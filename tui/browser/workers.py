@@ -1,4 +1,5 @@
-"""Thread workers: every library call the browser makes, and the messages they post.
+"""Thread workers: every library call the browser makes; each posts a message of
+:mod:`tui.browser.messages`.
 
 Each worker runs in a thread (``@work(thread=True, exclusive=True, exit_on_error=False)``),
 calls :class:`db.Library` and posts one message; the app's handlers own every state change.
@@ -14,159 +15,32 @@ they met the marks file, and an answer read before a mark was written never arri
 from __future__ import annotations
 
 import contextlib
-import gc
 import sqlite3
 import threading
 from collections import deque
 from dataclasses import dataclass
 
 from textual import work
-from textual.message import Message
 from textual.worker import get_current_worker
 
-from db import Library, LibraryError, MarkChange, Paper, SearchResult, SyncReport
+from db import Library, LibraryError, MarkChange, SearchResult
 from db.index.sync import SyncCancelled
 from db.search.highlight import stem
 from db.seeds.render import latex_to_unicode
-from tui.widgets.results import FOLLOW_CURSOR
-
-
-class WorkerMessage(Message):
-    """A worker's message to the app. One that arrives while the app is closing is dropped
-    (:meth:`tui.searching.SearchingApp._on_message`): the widgets it would update may be gone."""
-
-
-class LibraryOpened(WorkerMessage):
-    """The library is open; ``stale`` says whether the seed files changed since the last sync."""
-
-    def __init__(self, library: Library, stale: bool, counts: dict[str, int],
-                 collections: dict[str, int], problems: list[dict],
-                 index_version: int | None = None, notices: list[str] | None = None,
-                 marks_version: int | None = None) -> None:
-        super().__init__()
-        self.lib, self.stale, self.counts = library, stale, counts
-        self.collections, self.problems = collections, problems
-        self.index_version, self.marks_version = index_version, marks_version
-        """The versions of the index and the marks file read before the counts: a change
-        made after them is seen by the next poll."""
-        self.notices = notices or []
-        """What the library did as it opened (rebuilt a damaged marks file...), one line each."""
-
-
-class SyncProgressed(WorkerMessage):
-    """``done`` of ``total`` seed files read by the running sync."""
-
-    def __init__(self, done: int, total: int) -> None:
-        super().__init__()
-        self.done, self.total = done, total
-
-    def can_replace(self, message: Message) -> bool:
-        return isinstance(message, SyncProgressed)
-
-
-class SyncFinished(WorkerMessage):
-    """A sync ended: its report and the new counts, or ``error`` (and no counts) if it failed."""
-
-    def __init__(self, report: SyncReport | None, counts: dict[str, int],
-                 collections: dict[str, int], error: str = "",
-                 index_version: int | None = None) -> None:
-        super().__init__()
-        self.report, self.counts, self.collections, self.error = report, counts, collections, error
-        self.index_version = index_version
-
-
-class SeedsChanged(WorkerMessage):
-    """The poll saw a seed file added, removed or changed."""
-
-
-class MarksChanged(WorkerMessage):
-    """The poll saw the marks file at ``version`` (:meth:`db.Library.marks_version`), not the
-    one the app knew; ``counts`` are the status counts now."""
-
-    def __init__(self, version: int, counts: dict[str, int]) -> None:
-        super().__init__()
-        self.version, self.counts = version, counts
-
-
-class IndexChanged(WorkerMessage):
-    """The poll saw the index at ``version`` (:meth:`db.Library.index_version`), not the one
-    the app knew: another papertray synced the seed files; the counts are those now."""
-
-    def __init__(self, version: int, counts: dict[str, int],
-                 collections: dict[str, int]) -> None:
-        super().__init__()
-        self.version, self.counts, self.collections = version, counts, collections
-
-
-class PageLoaded(WorkerMessage):
-    """The answer to search request number ``request``: the window of hits at ``offset``.
-
-    ``focus`` (a paper id or a row index, -1 = last) says where the cursor goes; ``fallback``
-    is the row when the paper is not in the window. ``result`` is None when the request was
-    superseded before it ran (the app drops such an answer unseen).
-    """
-
-    def __init__(self, request: int, offset: int, result: SearchResult | None,
-                 focus: str | int | None, fallback: int = 0, paper: Paper | None = None) -> None:
-        super().__init__()
-        self.request, self.offset, self.result = request, offset, result
-        self.focus, self.fallback = focus, fallback
-        self.paper = paper
-        """The whole paper the cursor will be on (read with the hits, so that the panel is
-        drawn in the same frame as the table), or None: then the app loads it."""
-
-
-class NoNewPaper(WorkerMessage):
-    """``n``/``N`` found no new paper after (``step`` 1) or before (-1) the cursor."""
-
-    def __init__(self, request: int, step: int) -> None:
-        super().__init__()
-        self.request, self.step = request, step
-
-
-class PaperLoaded(WorkerMessage):
-    """The whole paper ``paper_id`` (``paper`` is None if it left the library meanwhile)."""
-
-    def __init__(self, paper_id: str, paper: Paper | None) -> None:
-        super().__init__()
-        self.paper_id, self.paper = paper_id, paper
-
-
-class MarksSaved(WorkerMessage):
-    """``done`` queued mark operations were written (the oldest ``done`` not yet reported).
-
-    ``statuses`` is what the marks file holds, once they are written, for every paper they
-    touched (papers no longer in the index are left out); ``undone`` has one list of changes
-    per undo, in order (empty when there was nothing to undo); ``counts`` are the status counts
-    after the writes; ``errors`` one line each; ``version`` the marks file's version after them.
-    """
-
-    def __init__(self, done: int, statuses: dict[str, str], undone: list[list[MarkChange]],
-                 counts: dict[str, int], errors: list[str], version: int = 0,
-                 annotated: list[MarkChange] | None = None, version_before: int = 0,
-                 written: int = 0) -> None:
-        super().__init__()
-        self.done, self.statuses, self.undone = done, statuses, undone
-        self.counts, self.errors, self.version = counts, errors, version
-        self.annotated = annotated or []
-        """Notes and tags changed by these steps (undos included): the rows must be read anew."""
-        self.version_before, self.written = version_before, written
-        """The marks file's version before the writes, and the history steps they wrote: when
-        ``version - version_before == written``, no other process wrote in between."""
-
-    @property
-    def only_ours(self) -> bool:
-        """Whether the marks file changed only by these writes since ``version_before``."""
-        return self.version - self.version_before == self.written
-
-
-class Exported(WorkerMessage):
-    """The papers of a query were written to ``path`` (``count`` of them; none: no file, path
-    ""), or ``error`` says why not (one line)."""
-
-    def __init__(self, path: str, count: int, error: str = "") -> None:
-        super().__init__()
-        self.path, self.count, self.error = path, count, error
+from tui.browser.messages import (
+    Exported,
+    IndexChanged,
+    LibraryOpened,
+    MarksChanged,
+    MarksSaved,
+    NoNewPaper,
+    PageLoaded,
+    PaperLoaded,
+    SeedsChanged,
+    SyncFinished,
+    SyncProgressed,
+)
+from tui.browser.widgets.results import FOLLOW_CURSOR
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,14 +55,14 @@ class MarkOp:
 
 
 class LibraryWorkers:
-    """The app's workers (a mixin for :class:`tui.app.PapertrayApp`).
+    """The app's workers (a mixin for :class:`tui.browser.app.PapertrayApp`).
 
     The app provides ``lib`` (its :class:`db.Library`), ``seeds``, ``data_dir`` and
     ``page_size``; the workers read them and post the messages above to the app.
     """
 
     lib: Library | None
-    _request: int  # the app's newest search request (tui.searching)
+    _request: int  # the app's newest search request (tui.browser.searching)
     seeds: list[str] | None
     data_dir: str | None
     page_size: int
@@ -351,8 +225,8 @@ class LibraryWorkers:
 
     def flush_exports(self) -> None:
         """Write, in this thread, the exports asked for that no worker has begun: the app calls
-        it as it closes (``e q`` typed together: the quit cancelled the export's worker before
-        it started, and no file was written)."""
+        it as it closes (a quit cancels a worker that has not started: ``e q`` typed together
+        still writes the file)."""
         with self._export_lock:
             asked, self._exports_asked = list(self._exports_asked), deque()
         for query, status in asked:
@@ -419,19 +293,6 @@ def _write_op(library: Library, op: MarkOp) -> list[MarkChange]:
     return library.set_status(op.ids, op.status)
 
 
-def freeze_heap() -> None:
-    """Put every object alive now beyond the reach of Python's cyclic garbage collector.
-
-    The browser keeps a large heap of long-lived objects (Textual, its stylesheet, the
-    library); every few hundred thousand allocations Python's oldest-generation collection
-    walks all of them: 50-60 ms at 87k papers, landing on whichever keystroke is being
-    drawn (2 of 20 keys of bench/browser.py's typed query). After ``gc.freeze()`` that walk
-    covers only what was allocated since, and takes a few ms. Called once the first page is
-    shown (the startup objects all exist by then), and again after a sync.
-    """
-    gc.freeze()
-
-
 #: Set once a worker has imported what the abstract panel needs (see ``load_page``).
 _warm = threading.Event()
 
@@ -449,8 +310,8 @@ def _statuses(library: Library, paper_ids: dict[str, None]) -> dict[str, str]:
 
 def _cursor_paper(result: SearchResult, focus: str | int | None, fallback: int) -> str | None:
     """The id of the hit the table's cursor will be on once ``result`` is shown with ``focus``
-    and ``fallback`` (as :meth:`tui.widgets.results.ResultsTable.show_hits` places it), or None
-    when that depends on the table (:data:`FOLLOW_CURSOR`) or there is no hit."""
+    and ``fallback`` (as :meth:`tui.browser.widgets.results.ResultsTable.show_hits` places it),
+    or None when that depends on the table (:data:`FOLLOW_CURSOR`) or there is no hit."""
     ids = list(dict.fromkeys(h.id for h in result.hits))
     if not ids or focus == FOLLOW_CURSOR:
         return None

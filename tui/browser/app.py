@@ -1,9 +1,12 @@
 """The papertray browser: search, read the abstract, mark it with one key, move on.
 
 :func:`make_app` builds the app (the CLI and the tests both use it); :func:`run_app` runs it.
-The app owns the state (the query and filter in :mod:`tui.searching`, syncing and the marks
-here); widgets get data from it and say what the reader wants with messages; every library
-call runs in a thread worker (:mod:`tui.workers`).
+:class:`PapertrayApp` holds the layout, the bindings and the help, and puts the parts of the
+browser together, one job each: the keys typed ahead (:mod:`~tui.browser.keys`), searching
+(:mod:`~tui.browser.searching`), marks (:mod:`~tui.browser.marking`), the library's syncing
+(:mod:`~tui.browser.syncing`), frames (:mod:`~tui.browser.frames`) and the reader's tools
+(:mod:`~tui.browser.reader`). Widgets get data from the app and say what the reader wants
+with messages; every library call runs in a thread worker (:mod:`~tui.browser.workers`).
 """
 
 from __future__ import annotations
@@ -12,11 +15,10 @@ import asyncio
 import contextlib
 import os
 import signal
-from collections.abc import Iterable
 from typing import ClassVar
 
 from rich.text import Text
-from textual import events, on
+from textual import events
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Container
@@ -26,15 +28,18 @@ from textual.worker import Worker, WorkerState
 
 from db.store.paths import DataPaths
 from db.text import one_line
-from tui.ascii import AsciiCommandPalette, install_scroll_bars, key_name
-from tui.commands import TriageCommands
-from tui.display import ASCII_GLYPHS, glyphs_for, said, wants_ascii
-from tui.reader import WIDE_AT, ReaderTools
-from tui.screens import HelpScreen, key_help
-from tui.searching import SearchingApp
-from tui.terminal import paste_safe
-from tui.widgets import (
-    FOLLOW_CURSOR,
+from tui.browser.ascii import AsciiCommandPalette, install_scroll_bars, key_name
+from tui.browser.commands import TriageCommands
+from tui.browser.display import said
+from tui.browser.frames import FramesApp
+from tui.browser.keys import KeysApp
+from tui.browser.marking import MarkingApp
+from tui.browser.reader import WIDE_AT, ReaderTools
+from tui.browser.screens import HelpScreen, key_help
+from tui.browser.searching import SearchingApp
+from tui.browser.syncing import SyncingApp
+from tui.browser.terminal import paste_safe
+from tui.browser.widgets import (
     AbstractPanel,
     KeysFooter,
     ResultsPane,
@@ -43,21 +48,11 @@ from tui.widgets import (
     StatusHeader,
     SyncProgress,
 )
-from tui.workers import (
-    Exported,
-    IndexChanged,
-    LibraryOpened,
-    MarkOp,
-    MarksChanged,
-    MarksSaved,
-    SeedsChanged,
-    SyncFinished,
-    SyncProgressed,
-    freeze_heap,
-)
+from tui.browser.workers import LibraryWorkers
+from tui.glyphs import ASCII_GLYPHS, glyphs_for, wants_ascii
 
 #: Hits the table holds at most (or twice the terminal's height, if more); more are loaded as
-#: the cursor moves. Textual's DataTable measures every row it is given (200 rows were ~25 ms
+#: the cursor moves. Textual's DataTable measures every row it is given (200 rows cost ~25 ms
 #: of each keystroke at 87k papers), so it gets a few screens, not more.
 PAGE_SIZE = 60
 #: Seconds after the last keystroke before the search runs.
@@ -66,7 +61,8 @@ DEBOUNCE_S = 0.08
 POLL_S = 2.0
 
 
-class PapertrayApp(ReaderTools, SearchingApp):
+class PapertrayApp(ReaderTools, LibraryWorkers, MarkingApp, SyncingApp, SearchingApp, KeysApp,
+                   FramesApp):
     """The browser. Build it with :func:`make_app`."""
 
     CSS_PATH = "papertray.tcss"
@@ -159,21 +155,17 @@ class PapertrayApp(ReaderTools, SearchingApp):
             install_scroll_bars()
         self.animation_level = "none"  # over SSH an animation is only more bytes to send
         self.lib = None
-        self._syncing = False
-        self._unsaved: list[MarkOp] = []  # marking steps queued or being written, in order
-        self._marks_version: int | None = None  # the marks file's version this window shows
-        self._index_version: int | None = None  # the index's version this window shows
-        self._reread_rows = False  # a note or tag was written: search again once all are
-        self._reread_focus: str | None = None  # the paper an undo changed: the cursor's
-        self._counts: dict[str, int] = {}
-        self._reported: set[tuple[str, str]] = set()
+        self._init_sync()
         self._init_search()
+        self._init_keys()
+        self._init_frames()
+        self._init_marks()
         self._init_workers()
         self._init_reader(DataPaths.resolve(data_dir).marks)
 
     def get_driver_class(self) -> type[Driver]:
         """Textual's driver for this terminal, with bracketed pastes kept whole
-        (:mod:`tui.terminal`)."""
+        (:mod:`tui.browser.terminal`)."""
         return paste_safe(super().get_driver_class())
 
     def compose(self) -> ComposeResult:
@@ -249,7 +241,8 @@ class PapertrayApp(ReaderTools, SearchingApp):
     def _draw_after_resume(self, _app: object) -> None:
         """Back from a suspension (ctrl+z, then ``fg``): draw the whole screen again. The
         terminal shows the shell's screen meanwhile, and Textual redraws only after its own
-        ``App.suspend``, not after SIGTSTP: the screen stayed blank until something changed."""
+        ``App.suspend``, not after SIGTSTP (the screen would stay blank until something
+        changed)."""
         self.refresh(layout=True)
 
     def on_unmount(self) -> None:
@@ -258,201 +251,6 @@ class PapertrayApp(ReaderTools, SearchingApp):
             self.flush_marks()
             self.flush_exports()  # after the marks: an export typed after a mark shows it
             self.lib.close()
-
-    # -- opening and syncing -----------------------------------------------------------------
-    @on(LibraryOpened)
-    def _library_opened(self, message: LibraryOpened) -> None:
-        self.lib = message.lib
-        self._index_version, self._marks_version = message.index_version, message.marks_version
-        self._show_counts(message.counts, message.collections)
-        for notice in message.notices:
-            self.notify(one_line(notice), severity="warning", markup=False, timeout=15)
-        self._report_problems((p["file"], p["reason"] or "") for p in message.problems
-                              if p["file"] != str(self.lib.paths.marks))  # (a notice above)
-        empty = not message.counts["all"]
-        if message.stale or empty:  # an empty index is synced anyway: it says what went wrong
-            self._start_sync(building=empty)
-        self._search()
-
-    def _start_sync(self, building: bool = False) -> None:
-        if self._syncing or self.lib is None:
-            return
-        self._syncing = True
-        self.main_screen.query_one(SyncProgress).start("building the index" if building
-                                           else "syncing seed files")
-        self.sync_library()
-
-    @on(SyncProgressed)
-    def _sync_progressed(self, message: SyncProgressed) -> None:
-        self.main_screen.query_one(SyncProgress).advance(message.done, message.total)
-
-    @on(SyncFinished)
-    def _sync_finished(self, message: SyncFinished) -> None:
-        self._syncing = False
-        self.main_screen.query_one(SyncProgress).stop()
-        if message.index_version is not None:
-            self._index_version = message.index_version
-        if message.counts:
-            self._show_counts(message.counts, message.collections)
-        if message.error:
-            self.notify(f"could not sync the seed files: {one_line(message.error)}",
-                        severity="error", markup=False)
-        report = message.report
-        if report is not None:
-            for notice in report.notices:
-                self.notify(one_line(notice), severity="warning", markup=False)
-            self._report_problems((f.path, f.reason or f.status) for f in report.problems)
-        if report is None or report.did_change or not self.table.row_count:
-            # the same window again, the cursor on the same paper
-            self._search(focus=FOLLOW_CURSOR, offset=self.table.window_offset)
-        self.call_after_refresh(freeze_heap)
-
-    def _report_problems(self, problems: Iterable[tuple[str, str]]) -> None:
-        """One notification per seed file that failed to load (once per file and reason)."""
-        for path, reason in problems:
-            if (path, reason) not in self._reported:
-                self._reported.add((path, reason))
-                self.notify(f"seed file {one_line(path)} not loaded: {one_line(reason)}",
-                            severity="warning", markup=False, timeout=8)
-
-    def _poll_seeds(self) -> None:
-        if self.lib is not None and not self._syncing:
-            self.check_seeds(self._marks_version, self._index_version)
-
-    @on(SeedsChanged)
-    def _seeds_changed(self) -> None:
-        self._start_sync()
-
-    @on(IndexChanged)
-    def _index_changed(self, message: IndexChanged) -> None:
-        """Another papertray synced the seed files first: show the library as it is now."""
-        if self._syncing or not self.is_settled:
-            return  # the app is busy (a sync of its own, keys, a search): the next poll sees it
-        self._index_version = message.version
-        self._show_counts(message.counts, message.collections)
-        self._search(focus=FOLLOW_CURSOR, offset=self.table.window_offset)
-
-    @on(MarksChanged)
-    def _marks_changed(self, message: MarksChanged) -> None:
-        """Another window (or the CLI) marked papers on this data folder: show its marks."""
-        if message.version == self._marks_version or not self.is_settled:
-            return  # ours, or the app is busy (keys, marks, a search): the next poll sees it
-        self._marks_version = message.version
-        self._show_counts(message.counts)
-        self._search(focus=FOLLOW_CURSOR, offset=self.table.window_offset)
-
-    def _show_counts(self, counts: dict[str, int], collections: dict[str, int] | None = None):
-        self._counts = dict(counts)
-        self.header.counts = dict(counts)
-        if collections is not None:
-            self.header.collections = collections
-
-    # -- marks -------------------------------------------------------------------------------
-    # A mark is shown at once (the row, the panel, the counts) and written by a worker; each
-    # MarksSaved then shows what the marks file holds for the papers it touched. An undo is not
-    # predicted (the history is on disk and shared with other windows), nor are a note and tags
-    # (the rows and the paper are read anew once written): keys for the table wait until the
-    # answer is shown (``_holding_keys``), so a mark after an undo toggles the true status, and
-    # ``a`` right after a note was saved edits that note, not the one before it.
-    @property
-    def _marks_pending(self) -> int:
-        """Marking steps queued or being written."""
-        return len(self._unsaved)
-
-    @property
-    def _unpredicted_pending(self) -> bool:
-        return any(op.kind in ("undo", "note", "tag") for op in self._unsaved)
-
-    def _predicted(self) -> dict[str, str]:
-        """Paper id → the status its unsaved marks will give it."""
-        return {paper_id: op.status for op in self._unsaved if op.kind == "set"
-                for paper_id in op.ids}
-
-    def action_mark(self, status: str) -> None:
-        """Mark the cursor paper ``status`` (or back to new if it has it) and move on.
-
-        Shown at once in the row, the panel and the counts; written by a worker right away.
-        """
-        table = self.table
-        paper_id = table.current_id
-        hit = table.hit(paper_id) if paper_id else None
-        if hit is None or self.lib is None:
-            return
-        new = "new" if hit.status == status else status
-        if new != hit.status:
-            self._show_status(hit.id, new)
-            if self._counts:
-                counts = dict(self._counts)
-                counts[hit.status] -= 1
-                counts[new] += 1
-                self._show_counts(counts)
-            self._queue(MarkOp("set", (hit.id,), new))
-        table.action_cursor_down()
-
-    def action_undo(self) -> None:
-        """Undo the latest marking step made on this data folder, in this window or another
-        (the history is on disk: this survives a restart)."""
-        if self.lib is not None:
-            self._queue(MarkOp("undo"))
-
-    def action_export(self) -> None:
-        """Write the current query's papers (with the status filter) to a file, off the UI
-        thread; :meth:`_exported` shows where."""
-        if self.lib is not None:
-            self.ask_export(self._query, self.status_filter)
-
-    @on(Exported)
-    def _exported(self, message: Exported) -> None:
-        if message.error:
-            self.notify(f"export failed: {one_line(message.error)}", severity="error",
-                        markup=False)
-        elif not message.count:  # (a checklist of no papers was written, and said so)
-            self.notify("nothing to export: no paper matches the query and filter", timeout=5)
-        else:
-            self.notify(f"exported {message.count} papers to {one_line(message.path)}",
-                        markup=False, timeout=10)
-
-    def _queue(self, op: MarkOp) -> None:
-        self._unsaved.append(op)
-        self.queue_mark(op)
-
-    @on(MarksSaved)
-    def _marks_saved(self, message: MarksSaved) -> None:
-        del self._unsaved[:message.done]
-        predicted = self._predicted()
-        for paper_id, status in message.statuses.items():
-            if paper_id not in predicted:  # else a newer mark of it is on its way: keep that
-                self._show_status(paper_id, status)
-        for changes in message.undone:
-            if not changes:
-                self.notify("nothing to undo", timeout=3)
-                continue
-            self._reread_focus = changes[0].paper_id  # the cursor goes to the paper undone
-            row = self.table.row_of(changes[0].paper_id)
-            if row is not None:
-                self.table.move_cursor(row=row)
-        self._reread_rows = self._reread_rows or bool(message.annotated)
-        if not self._unsaved:  # else the counts shown include marks still on their way
-            self._show_counts(message.counts)
-            focus, self._reread_focus = self._reread_focus, None
-            if self._reread_rows:  # a note or tags changed: read the rows and the paper anew
-                self._reread_rows = False
-                # the cursor paper by its id: read with the rows, it is in the panel by the time
-                # the keys held meanwhile go on (a key "a" edits the note just written); if the
-                # change took it out of the results (tag:moe, -moe) the cursor keeps its row;
-                # an undo that brings a paper back into them puts the cursor on it
-                self._search(focus=focus or self.table.current_id or FOLLOW_CURSOR,
-                             offset=self.table.window_offset, fallback=self.table.cursor_row)
-        if message.only_ours and self._marks_version == message.version_before:
-            self._marks_version = message.version  # else the poll shows the others' steps
-        for error in message.errors:
-            self.notify(f"mark not saved: {one_line(error)}", severity="error", markup=False)
-        if self._held_keys and not self._holding_keys():
-            self._release_keys()
-
-    def _show_status(self, paper_id: str, status: str) -> None:
-        self.table.set_status(paper_id, status)
-        self.panel.set_status(paper_id, status)
 
     # -- other keys --------------------------------------------------------------------------
     def action_scroll_abstract(self, how: str) -> None:

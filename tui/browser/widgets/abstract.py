@@ -12,7 +12,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from db.models import Paper
-from tui.display import paper_text
+from tui.browser.display import paper_text
 
 
 class _Body(Static):
@@ -20,11 +20,12 @@ class _Body(Static):
 
     Textual lays the screen out a second time, in a second frame, when a widget's scrollable
     size changes during a layout (``Widget._size_updated``); the text scrolls nothing, and
-    the panel around it was laid out with the new text already: the second layout (5-20 ms
-    at each keystroke at 87k papers) changed nothing. It takes the new size without it.
+    the panel around it is laid out with the new text already: the second layout (5-20 ms
+    at each keystroke at 87k papers) would change nothing. It takes the new size without it.
     """
 
-    def _size_updated(self, size, virtual_size, container_size, layout: bool = True) -> bool:
+    def _size_updated(self, size, virtual_size, container_size,  # (textual_private)
+                      layout: bool = True) -> bool:
         return super()._size_updated(size, virtual_size, container_size, layout=False)
 
 

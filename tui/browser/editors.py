@@ -1,23 +1,21 @@
 """A one-line editor over the browser, for a paper's note (``a``) and its tags (``#``).
 
 Enter or ctrl+s saves (the screen is dismissed with the text), Esc cancels (dismissed with None);
-ctrl+q saves, then quits (``tui.searching.SearchingApp._save_prompt``).
+ctrl+q saves, then quits (``tui.browser.keys.KeysApp._save_prompt``).
 The paper's label is shown as plain text, never as markup.
 
 Keys come in bursts over SSH: ``a``, the note, Enter and the next key may all arrive before
 the screen has handled the first. The prompt acts on its keys in the order they were typed,
 whatever their timing:
 
-* Enter, ctrl+s and Esc are priority bindings: they act as the key reaches the app. As the
-  input's own binding (Enter) or the screen's (Esc) they acted only once the key had gone
-  through the input and bubbled back up to the app, and by then a key typed after it had
-  been sent to the prompt as well: Enter then Esc dismissed the screen twice (Textual's
-  ``ScreenStackError``, which ended the app).
+* Enter, ctrl+s and Esc are priority bindings: they act as the key reaches the app, before a
+  key typed after them is sent to the prompt (Enter then Esc dismisses the screen once).
 * The text saved is the input's value once the input has handled every key typed before
-  Enter (the input is a :class:`~tui.widgets.search.QueryInput`, which edits in key order).
+  Enter (the input is a :class:`~tui.browser.widgets.search.QueryInput`, which edits in key
+  order).
 * While the prompt opens (its input not focused yet) and once it is answered, it
   :attr:`~TextPrompt.holds_keys`: the app holds the keys that arrive
-  (``tui.searching.SearchingApp.on_event``) and posts them again when the prompt posts
+  (``tui.browser.keys.KeysApp.on_event``) and posts them again when the prompt posts
   :class:`KeysWelcome`, so each key acts on the screen on top once the keys before it acted.
 """
 
@@ -35,7 +33,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from db.text import one_line
-from tui.widgets.search import QueryInput
+from tui.browser.widgets.search import QueryInput
 
 
 class KeysWelcome(Message):
@@ -60,8 +58,7 @@ class TextPrompt(ModalScreen[str | None]):
         super().__init__()
         self.title_text, self.label, self.value, self.hint = title, label, value, hint
         self.placeholder = placeholder
-        # Not ``_closing``: that is Textual's own flag of a message pump shutting down (set
-        # here, it made the screen drop the Prune that removes it, and popping it hung).
+        # Not ``_closing``: that is Textual's own flag of a message pump shutting down.
         self._input_ready = False  # the input has had the focus
         self._answered = False  # Enter, ctrl+s or Esc was pressed
 

@@ -7,7 +7,6 @@ after :func:`db.text.clean` has removed control and escape bytes. ``[/INST]`` st
 
 from __future__ import annotations
 
-import os
 import re
 import unicodedata
 from collections.abc import Mapping, Sequence
@@ -19,35 +18,9 @@ from db.models import Paper
 from db.search.highlight import match_spans
 from db.seeds.render import render_plain, render_segments
 from db.text import clean, one_line
+from tui.glyphs import ASCII_GLYPHS
 
-#: Mark glyphs: a status is a shape, never colour alone; and the other characters papertray
-#: draws itself: ``sep`` between parts of a line, ``more`` for "still loading" or "cut here",
-#: ``none`` for a count not known yet.
-GLYPHS = {"new": "·", "to-read": "»", "read": "✓", "sep": " · ", "more": "…", "none": "–"}
-#: The same for terminals or locales that cannot show them, and under NO_COLOR and ``--ascii``.
-ASCII_GLYPHS = {"new": ".", "to-read": ">", "read": "x", "sep": " | ", "more": "...",
-                "none": "-"}
-
-_ASCII_TERMS = {"linux", "dumb", "vt100", "vt102", "vt220", "ansi", "cons25"}
 _SEGMENT_STYLES = {"": "", "b": "bold", "i": "italic", "bi": "bold italic"}
-
-
-def wants_ascii(environ: Mapping[str, str] | None = None) -> bool:
-    """True when marks should be drawn in plain ASCII.
-
-    That is when ``NO_COLOR`` is set, when ``TERM`` names a console whose fonts lack ``✓``
-    (``linux``, ``vt100``...), or when the locale (``LC_ALL``, ``LC_CTYPE``, ``LANG``, first set
-    wins) is not UTF-8, e.g. ``C`` or ``POSIX``.
-    """
-    env = os.environ if environ is None else environ
-    if "NO_COLOR" in env or env.get("TERM", "") in _ASCII_TERMS:
-        return True
-    for name in ("LC_ALL", "LC_CTYPE", "LANG"):
-        value = env.get(name)
-        if value:
-            return "utf8" not in value.lower().replace("-", "")
-    return False
-
 
 #: The library's own punctuation in its notices ("corrected a → b", "by x, y…"), in ASCII.
 _ASCII_PUNCTUATION = str.maketrans({"→": "->", "…": "...", "—": "-", "–": "-", "·": "|",
@@ -66,22 +39,11 @@ def ascii_headline(headline: str) -> str:
     return said(unicodedata.normalize("NFKC", headline), True)
 
 
-def glyphs_for(ascii_only: bool) -> dict[str, str]:
-    """The glyph table to use: :data:`ASCII_GLYPHS` or :data:`GLYPHS`."""
-    return ASCII_GLYPHS if ascii_only else GLYPHS
-
-
-def plain(text: str | None, style: str | Style = "") -> Text:
+def plain(text: str | None, style: str | Style = "", ascii_only: bool = False) -> Text:
     """One line of untrusted text as ``Text`` (whitespace folded, controls removed, no wrap;
-    cut with "…", or without a mark in an ASCII-only browser: Rich's ellipsis is not ASCII)."""
-    return Text(one_line(text or ""), style=style, no_wrap=True, overflow=_overflow(), end="")
-
-
-def _overflow() -> str:
-    from textual._context import active_app
-
-    app = active_app.get(None)
-    return "crop" if getattr(app, "ascii_only", False) else "ellipsis"
+    cut with "…", or without a mark when ``ascii_only``: Rich's ellipsis is not ASCII)."""
+    return Text(one_line(text or ""), style=style, no_wrap=True,
+                overflow="crop" if ascii_only else "ellipsis", end="")
 
 
 #: Characters that must never sit in the search bar: C0/C1 controls (ESC, CR, LF, TAB...), DEL,
@@ -174,30 +136,31 @@ def paper_text(paper: Paper, terms: Sequence[str], glyphs: Mapping[str, str],
     out = Text(end="")
     ascii_only = glyphs is ASCII_GLYPHS
     label = render_plain(paper.title, ascii_only) if paper.title else paper.name or paper.short_id
-    out.append_text(plain(label, styles["label"]))
+    out.append_text(plain(label, styles["label"], ascii_only=ascii_only))
     out.append("  ")
     out.append_text(status_text(paper.status, glyphs, styles.get(paper.status, "")))
     if paper.title and paper.name:
         out.append("\n")
-        out.append_text(plain(paper.name, styles["label"]))
+        out.append_text(plain(paper.name, styles["label"], ascii_only=ascii_only))
     if paper.authors:
         out.append("\n")
-        out.append_text(plain(", ".join(paper.authors)))
+        out.append_text(plain(", ".join(paper.authors), ascii_only=ascii_only))
     venue = " ".join(str(v) for v in (paper.venue, paper.year) if v)
     sources = ", ".join(f"{s.file}:{s.position}" for s in paper.sources)
     meta = glyphs["sep"].join(part for part in (venue if venue != paper.collection else "",
                                         paper.collection, sources, paper.short_id) if part)
     out.append("\n")
-    out.append_text(plain(meta, styles["meta"]))
+    out.append_text(plain(meta, styles["meta"], ascii_only=ascii_only))
     if paper.code_url:
         out.append("\ncode ", styles["meta"])
-        out.append_text(plain(paper.code_url))
+        out.append_text(plain(paper.code_url, ascii_only=ascii_only))
     if paper.tags:
         out.append("\ntags ", styles["meta"])
-        out.append_text(plain(" ".join("#" + tag for tag in paper.tags), styles.get("tag", "")))
+        out.append_text(plain(" ".join("#" + tag for tag in paper.tags), styles.get("tag", ""),
+                              ascii_only=ascii_only))
     if paper.note:
         out.append("\nnote ", styles["meta"])
-        out.append_text(plain(paper.note, styles.get("note", "")))
+        out.append_text(plain(paper.note, styles.get("note", ""), ascii_only=ascii_only))
     out.append("\n\n")
     if paper.abstract_markup:
         out.append_text(abstract_text(paper.abstract_markup, terms, styles["highlight"],
@@ -207,5 +170,5 @@ def paper_text(paper: Paper, terms: Sequence[str], glyphs: Mapping[str, str],
     others = [u for u in paper.urls if u != paper.code_url]
     if others:
         out.append("\n\nlinks ", styles["meta"])
-        out.append_text(plain(" ".join(others)))
+        out.append_text(plain(" ".join(others), ascii_only=ascii_only))
     return out

@@ -12,11 +12,11 @@ class KeysFooter(Footer):
 
     Textual's footer rebuilds all its keys (unmounts and mounts a widget per key) each time
     the screen says its bindings changed, and moving the focus says so three times (blur,
-    focus, the ancestors' focus events): ``/`` rebuilt the footer three times, 10-15 ms at
-    87k papers in front of the search for the first letter typed after it, which a fast
+    focus, the ancestors' focus events): ``/`` would rebuild the footer three times, 10-15 ms
+    at 87k papers in front of the search for the first letter typed after it, which a fast
     typist sends with it. The footer shows the bindings as they are when it is rebuilt, so
     one rebuild shows the last change; while the app holds its frames back for a search
-    (:meth:`tui.searching.SearchingApp._hold_paint`) the rebuild waits, and the app asks for
+    (:meth:`tui.browser.frames.FramesApp._hold_paint`) the rebuild waits, and the app asks for
     it with :meth:`rebuild` once that search is drawn.
     """
 
@@ -25,7 +25,7 @@ class KeysFooter(Footer):
 
     def bindings_changed(self, screen: Screen) -> None:
         """As ``Footer.bindings_changed``: note the change, rebuild after the next frame."""
-        self._bindings_ready = True
+        self._bindings_ready = True  # as Footer.bindings_changed does (textual_private)
         if not screen.app.app_focus:
             return
         if self.is_attached and screen is self.screen:

@@ -1,0 +1,136 @@
+"""Marks, notes, tags, undo and export, as the browser makes them.
+
+A mark is shown at once (the row, the panel, the counts) and written by a worker; each
+:class:`~tui.browser.messages.MarksSaved` then shows what the marks file holds for the papers
+it touched. An undo is not predicted (the history is on disk and shared with other windows),
+nor are a note and tags (the rows and the paper are read anew once written): keys for the table
+wait until the answer is shown (``_holding_keys``), so a mark after an undo toggles the true
+status, and ``a`` right after a note was saved edits that note, not the one before it.
+"""
+
+from __future__ import annotations
+
+from textual import on
+
+from db.text import one_line
+from tui.browser.base import BrowserBase
+from tui.browser.messages import Exported, MarksSaved, while_running
+from tui.browser.widgets import FOLLOW_CURSOR
+from tui.browser.workers import MarkOp
+
+
+class MarkingApp(BrowserBase):
+    """The marking steps on their way to the marks file, and what the app shows of them.
+
+    The other parts of the app provide ``lib``, the workers (``queue_mark``, ``ask_export``),
+    the counts (``_counts``, ``_show_counts`` and ``_marks_version``, from syncing), the search
+    (``_query``, ``status_filter``, ``_search``) and the keys held (``_held_keys``,
+    ``_holding_keys``, ``_release_keys``).
+    """
+
+    def _init_marks(self) -> None:
+        self._unsaved: list[MarkOp] = []  # marking steps queued or being written, in order
+        self._reread_rows = False  # a note or tag was written: search again once all are
+        self._reread_focus: str | None = None  # the paper an undo changed: the cursor's
+
+    @property
+    def _marks_pending(self) -> int:
+        """Marking steps queued or being written."""
+        return len(self._unsaved)
+
+    @property
+    def _unpredicted_pending(self) -> bool:
+        return any(op.kind in ("undo", "note", "tag") for op in self._unsaved)
+
+    def _predicted(self) -> dict[str, str]:
+        """Paper id → the status its unsaved marks will give it."""
+        return {paper_id: op.status for op in self._unsaved if op.kind == "set"
+                for paper_id in op.ids}
+
+    def action_mark(self, status: str) -> None:
+        """Mark the cursor paper ``status`` (or back to new if it has it) and move on.
+
+        Shown at once in the row, the panel and the counts; written by a worker right away.
+        """
+        table = self.table
+        paper_id = table.current_id
+        hit = table.hit(paper_id) if paper_id else None
+        if hit is None or self.lib is None:
+            return
+        new = "new" if hit.status == status else status
+        if new != hit.status:
+            self._show_status(hit.id, new)
+            if self._counts:
+                counts = dict(self._counts)
+                counts[hit.status] -= 1
+                counts[new] += 1
+                self._show_counts(counts)
+            self._queue(MarkOp("set", (hit.id,), new))
+        table.action_cursor_down()
+
+    def action_undo(self) -> None:
+        """Undo the latest marking step made on this data folder, in this window or another
+        (the history is on disk: this survives a restart)."""
+        if self.lib is not None:
+            self._queue(MarkOp("undo"))
+
+    def action_export(self) -> None:
+        """Write the current query's papers (with the status filter) to a file, off the UI
+        thread; :meth:`_exported` shows where."""
+        if self.lib is not None:
+            self.ask_export(self._query, self.status_filter)
+
+    @on(Exported)
+    @while_running
+    def _exported(self, message: Exported) -> None:
+        if message.error:
+            self.notify(f"export failed: {one_line(message.error)}", severity="error",
+                        markup=False)
+        elif not message.count:  # (a checklist of no papers was written, and said so)
+            self.notify("nothing to export: no paper matches the query and filter", timeout=5)
+        else:
+            self.notify(f"exported {message.count} papers to {one_line(message.path)}",
+                        markup=False, timeout=10)
+
+    def _queue(self, op: MarkOp) -> None:
+        self._unsaved.append(op)
+        self.queue_mark(op)
+
+    @on(MarksSaved)
+    @while_running
+    def _marks_saved(self, message: MarksSaved) -> None:
+        del self._unsaved[:message.done]
+        predicted = self._predicted()
+        for paper_id, status in message.statuses.items():
+            if paper_id not in predicted:  # else a newer mark of it is on its way: keep that
+                self._show_status(paper_id, status)
+        for changes in message.undone:
+            if not changes:
+                self.notify("nothing to undo", timeout=3)
+                continue
+            self._reread_focus = changes[0].paper_id  # the cursor goes to the paper undone
+            row = self.table.row_of(changes[0].paper_id)
+            if row is not None:
+                self.table.move_cursor(row=row)
+        self._reread_rows = self._reread_rows or bool(message.annotated)
+        if not self._unsaved:  # else the counts shown include marks still on their way
+            self._show_counts(message.counts)
+            focus, self._reread_focus = self._reread_focus, None
+            if self._reread_rows:  # a note or tags changed: read the rows and the paper anew
+                self._reread_rows = False
+                # the cursor paper by its id: read with the rows, it is in the panel by the time
+                # the keys held meanwhile go on (a key "a" edits the note just written); if the
+                # change took it out of the results (tag:moe, -moe) the cursor keeps its row;
+                # an undo that brings a paper back into them puts the cursor on it
+                self._search(focus=focus or self.table.current_id or FOLLOW_CURSOR,
+                             offset=self.table.window_offset, fallback=self.table.cursor_row)
+        if message.only_ours and self._marks_version == message.version_before:
+            self._marks_version = message.version  # else the poll shows the others' steps
+        for error in message.errors:
+            self.notify(f"mark not saved: {one_line(error)}", severity="error", markup=False)
+        if self._held_keys and not self._holding_keys():
+            self._release_keys()
+
+    def _show_status(self, paper_id: str, status: str) -> None:
+        self.table.set_status(paper_id, status)
+        self.panel.set_status(paper_id, status)
