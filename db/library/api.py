@@ -32,27 +32,21 @@ DEFAULT_LIMIT = 200
 EXPORT_PAGE = 5000  # papers per query page while exporting
 
 
+# The search modules are imported at first use: ranking, spelling and the query rewriting cost
+# a warm ``papertray stats`` ~20 ms of imports it does not use.
 def _search():
-    """:mod:`db.search.run`, imported with the first search: ranking, spelling and the query
-    rewriting cost a warm ``papertray stats`` ~20 ms of imports it does not use."""
     from db.search import run
-
     return run
 
 
 def _hits():
-    """:mod:`db.search.hits` (the rows of a paper), as :func:`_search`."""
     from db.search import hits
-
     return hits
 
 
 def _similar():
-    """:mod:`db.search.similar`, as :func:`_search`."""
     from db.search import similar
-
     return similar
-
 
 
 class Library:
