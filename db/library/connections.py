@@ -9,15 +9,14 @@ data is dropped) the pair goes back to an idle pool for the next thread.
 from __future__ import annotations
 
 import contextlib
-import os
 import sqlite3
 import threading
 import weakref
-from pathlib import Path
 
 from db.index.schema import open_index
 from db.marks.schema import open_marks
 from db.models import LibraryError
+from db.store.files import identity
 from db.store.paths import DataPaths
 
 
@@ -51,15 +50,6 @@ class _Lease:
         self.index, self.marks, self.generation = index, marks, generation
 
 
-def _identity(path: Path) -> tuple[int, int] | None:
-    """The file at ``path`` as ``(device, inode)``, or None when there is none."""
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    return st.st_dev, st.st_ino
-
-
 def _give_back(pool_ref: weakref.ReferenceType, pair: tuple, generation: int) -> None:
     """A lease ended (its thread ended, or it was replaced): pool the pair, or close it when the
     pool was closed or is gone. Runs in the thread that held the lease (or at collection)."""
@@ -81,7 +71,7 @@ class Connections:
         self._idle: list[tuple[sqlite3.Connection, sqlite3.Connection]] = []
         self._generation = 0  # bumped by close(): older leases are closed, not pooled
         self._quiet_missing = False  # the next open follows a damaged index set aside
-        self._files: tuple = (None, None)  # (index, marks) as last connected to: _identity()
+        self._files: tuple = (None, None)  # (index, marks) as last connected to: identity()
         self._notices: list[str] = []
 
     def index(self) -> sqlite3.Connection:
@@ -111,7 +101,7 @@ class Connections:
             self.close()
 
     def _current_files(self) -> tuple:
-        return _identity(self.paths.index), _identity(self.paths.marks)
+        return identity(self.paths.index), identity(self.paths.marks)
 
     def close(self) -> None:
         """Close the connections of this thread and the idle ones; a connection that another

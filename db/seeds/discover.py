@@ -9,7 +9,7 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from db.store.files import data_folders, database_of
+from db.store.files import data_folders, database_of, identity
 
 #: File endings read as seed files. Other files in a seed folder are ignored (a README, say).
 SEED_SUFFIXES = (".txt", ".json", ".jsonl", ".ndjson", ".csv", ".tsv", ".bib",
@@ -46,12 +46,12 @@ def discover(paths: list[Path]) -> Discovery:
     own = data_folders()
     for given in paths:
         path = Path(os.path.expanduser(given))
-        if path.is_dir() and (_identity(str(path)) in own or (
-                path.name in ("backups", "exports") and _identity(str(path.parent)) in own)):
+        if path.is_dir() and (identity(path) in own or (
+                path.name in ("backups", "exports") and identity(path.parent) in own)):
             found.problems.append((str(path), "papertray's own data folder, not seed files"))
         elif path.is_dir():
             for root, dirs, names in os.walk(path, followlinks=False):
-                if _identity(root) in own:
+                if identity(root) in own:
                     dirs[:] = []
                     continue
                 dirs[:] = sorted(d for d in dirs if not d.startswith("."))
@@ -65,14 +65,6 @@ def discover(paths: list[Path]) -> Discovery:
             found.missing_roots.append(path.absolute())
     found.files = [files[k] for k in sorted(files)]
     return found
-
-
-def _identity(folder: str) -> tuple[int, int] | None:
-    try:
-        st = os.stat(folder)
-    except OSError:
-        return None
-    return st.st_dev, st.st_ino
 
 
 def _add(path: Path, files: dict[str, Path], found: Discovery) -> None:

@@ -84,16 +84,20 @@ def database_of(path: str | os.PathLike[str]) -> Path | None:
     return None
 
 
+def identity(path: str | os.PathLike[str]) -> tuple[int, int] | None:
+    """The file or folder at ``path`` as ``(device, inode)``, or None when there is none."""
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return st.st_dev, st.st_ino
+
+
 def data_folders() -> set[tuple[int, int]]:
     """The folders of the registered database files (papertray's data folders), as ``(device,
     inode)``: what is in them is papertray's own (caches, settings, backups), never a seed
     file."""
-    found = set()
-    for database in registered():
-        with contextlib.suppress(OSError):
-            st = os.stat(database.parent)
-            found.add((st.st_dev, st.st_ino))
-    return found
+    return {found for found in map(identity, (d.parent for d in registered())) if found}
 
 
 def copy_of(path: str | os.PathLike[str]) -> Path | None:
