@@ -21,7 +21,7 @@ from tui.browser.app import PapertrayApp, make_app
 ROOT = Path(__file__).resolve().parent.parent
 SHIPPED_SEEDS = ROOT / "seeds"
 ODD_SEEDS = Path(__file__).resolve().parent / "data" / "seeds-odd"
-DEADLINE_S = 10.0
+DEADLINE_S = 30.0
 
 
 def copy_files(target: Path, files: Iterable[Path]) -> Path:
