@@ -9,6 +9,7 @@ from db import Library
 from db.models import SyncReport
 from tests.tui_support import app_on, settle, shipped_copy, wait_for
 from tui.browser.app import PapertrayApp
+from tui.browser.messages import SeedsChanged
 
 
 async def test_marks_made_elsewhere_appear_and_undo_is_shared(tmp_path: Path) -> None:
@@ -32,14 +33,18 @@ async def test_marks_made_elsewhere_appear_and_undo_is_shared(tmp_path: Path) ->
 
 
 def _synced_elsewhere(app: PapertrayApp, seeds: Path, data: Path,
-                      change: Callable[[], object]) -> SyncReport:
+                      change: Callable[[], object],
+                      then: Callable[[], object] = lambda: None) -> SyncReport:
     """Make the seed ``change`` and sync it as another papertray would, while this window's
-    own poll waits (it would sync first otherwise); returns the sync's report."""
+    own poll waits (it would sync first otherwise), then call ``then`` (still before this
+    window runs again); returns the sync's report."""
     app._syncing = True
     try:
         change()
         with Library([seeds], data) as other:
-            return other.sync()
+            report = other.sync()
+        then()
+        return report
     finally:
         app._syncing = False
 
@@ -61,3 +66,21 @@ async def test_a_sync_made_elsewhere_shows_up(tmp_path: Path) -> None:
         assert _synced_elsewhere(app, seeds, data, lambda: away.rename(gone)).added == 16
         await wait_for(pilot, lambda: app.header.counts.get("all") == 35, "the counts again")
         await wait_for(pilot, lambda: app.table.row_count == 35, "the rows again")
+
+
+async def test_an_own_sync_that_finds_another_sync_done_shows_its_rows(tmp_path: Path) -> None:
+    """This window's poll saw the seed change and started its own sync just after another
+    papertray synced it: the sync has nothing left to do, and the window shows the new index
+    all the same (it showed the new counts over the old rows)."""
+    seeds, data = shipped_copy(tmp_path), tmp_path / "data"
+    app = app_on(seeds, data, poll_seconds=0.1)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        gone = next(f for f in sorted(seeds.iterdir()) if f.name.startswith("000"))
+        report = _synced_elsewhere(app, seeds, data, lambda: gone.rename(tmp_path / gone.name),
+                                   then=lambda: app.post_message(SeedsChanged()))
+        assert report.removed == 16
+        await wait_for(pilot, lambda: app.header.counts.get("all") == 19, "the new counts")
+        await wait_for(pilot, lambda: app.table.row_count == 19, "the rows")
+        await settle(pilot)
+        assert app.table.total == 19

@@ -70,6 +70,7 @@ class SyncingApp(BrowserBase):
     def _sync_finished(self, message: SyncFinished) -> None:
         self._syncing = False
         self.main_screen.query_one(SyncProgress).stop()
+        shown = self._index_version
         if message.index_version is not None:
             self._index_version = message.index_version
         if message.counts:
@@ -82,8 +83,10 @@ class SyncingApp(BrowserBase):
             for notice in report.notices:
                 self.notify(one_line(notice), severity="warning", markup=False)
             self._report_problems((f.path, f.reason or f.status) for f in report.problems)
-        if report is None or report.did_change or not self.table.row_count:
-            # the same window again, the cursor on the same paper
+        if (report is None or report.did_change or shown != self._index_version
+                or not self.table.row_count):
+            # the index is not the one shown (this sync, or another papertray's sync that
+            # this one found done): the same window again, the cursor on the same paper
             self._search(focus=FOLLOW_CURSOR, offset=self.table.window_offset)
         self._freeze_heap_soon()
 
