@@ -136,14 +136,14 @@ async def test_an_editor_opened_right_after_a_save_shows_what_was_saved(tmp_path
         await settle(pilot)
         burst(app, ["a", *"moe", "enter", "a"])
         await wait_for(pilot, lambda: isinstance(app.screen, TextPrompt)
-                       and not app.screen.holds_keys and not app._held_keys
-                       and not app._replaying, "the editor to open again")
+                       and not app.screen.holds_keys and not app.keys_waiting,
+                       "the editor to open again")
         assert app.screen.input.value == "moe"
         burst(app, ["space", *"rl", "enter", "number_sign", *"moe", "enter", "number_sign"])
         # (the first "#" opens a tag editor too, with the keys behind it still on their way)
         await wait_for(pilot, lambda: isinstance(app.screen, TextPrompt)
                        and not app.screen.holds_keys and app.screen.title_text == "Tags for"
-                       and not app._held_keys and not app._replaying,
+                       and not app.keys_waiting,
                        "the tag editor to open again")
         hint = str(app.screen.query_one("#prompt-hint").render())
         assert hint.startswith("now: #moe ")
@@ -209,9 +209,9 @@ async def test_a_key_typed_right_after_esc_closes_the_palette_acts_on_the_table(
 
 async def test_keys_after_esc_go_on_when_the_palette_does_not_close(
         tmp_path: Path, monkeypatch) -> None:
-    """Keys typed after Esc wait for the palette to close, :data:`PALETTE_CLOSE_S` at most:
+    """Keys typed after Esc wait for the palette to close, :data:`WAIT_LIMIT_S` at most:
     should it stay open (here its Esc does nothing) they go to it after the wait, not never."""
-    monkeypatch.setattr(keys, "PALETTE_CLOSE_S", 0.2)
+    monkeypatch.setattr(keys, "WAIT_LIMIT_S", 0.2)
     monkeypatch.setattr(CommandPalette, "_action_escape", lambda self: None)
     app = shipped_app(tmp_path)[0]
     async with app.run_test(size=(100, 30)) as pilot:
@@ -223,7 +223,7 @@ async def test_keys_after_esc_go_on_when_the_palette_does_not_close(
         await wait_for(pilot, lambda: app.screen.query_one(CommandInput).value == "the",
                        "the keys typed after Esc")
         assert isinstance(app.screen, CommandPalette)
-        assert not app._held_keys and not app._replaying
+        assert not app.keys_waiting
 
 
 @pytest.mark.parametrize("key", ["a", "number_sign"])
@@ -255,9 +255,9 @@ async def test_an_editor_opened_right_after_a_move_edits_the_paper_moved_to(
 async def test_keys_waiting_for_a_paper_that_never_loads_go_on_after_the_wait(
         tmp_path: Path, monkeypatch) -> None:
     """``j a j`` while the second paper never reaches the panel: ``a`` waits for it
-    :data:`PAPER_WAIT_S`, then says it is still loading (no editor opens on a paper not
+    :data:`WAIT_LIMIT_S`, then says it is still loading (no editor opens on a paper not
     shown), and the ``j`` behind it moves on: no key waits for ever."""
-    monkeypatch.setattr(keys, "PAPER_WAIT_S", 0.2)
+    monkeypatch.setattr(keys, "WAIT_LIMIT_S", 0.2)
     app = shipped_app(tmp_path)[0]
     notes = record_notifications(app)
     async with app.run_test(size=(100, 30)) as pilot:
@@ -268,7 +268,7 @@ async def test_keys_waiting_for_a_paper_that_never_loads_go_on_after_the_wait(
         await wait_for(pilot, lambda: app.table.current_id == third, "the last j")
         assert app.screen is app.main_screen
         assert notes == ["the paper is still loading; try again"]
-        assert not app._held_keys and not app._replaying
+        assert not app.keys_waiting
 
 
 async def test_undoing_a_tag_brings_the_paper_back_under_the_cursor(tmp_path: Path) -> None:

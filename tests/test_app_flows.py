@@ -476,7 +476,7 @@ async def test_keys_typed_after_q_do_nothing(tmp_path: Path) -> None:
 async def test_ctrl_q_typed_behind_waiting_keys_quits_after_them(tmp_path: Path) -> None:
     """``/wudi⏎ t ctrl+q`` in one burst: the ``t`` waits for the hits of "wudi", and ctrl+q,
     which quit at once, quit before it: the mark was lost. ctrl+q now waits behind keys that
-    wait (for :data:`QUIT_WAIT_S` at most); with nothing waiting it quits at once."""
+    wait (for :data:`WAIT_LIMIT_S` at most); with nothing waiting it quits at once."""
     app, seeds, data = shipped_app(tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
@@ -509,8 +509,8 @@ async def test_ctrl_q_typed_behind_keys_that_close_the_help_quits_after_them(
 async def test_ctrl_q_quits_when_the_keys_before_it_wait_too_long(tmp_path: Path,
                                                                   monkeypatch) -> None:
     """A key that waits for ever (here: for a search bar that never catches up) does not keep
-    ctrl+q from quitting: it quits after :data:`QUIT_WAIT_S`."""
-    monkeypatch.setattr("tui.browser.keys.QUIT_WAIT_S", 0.2)
+    ctrl+q from quitting: it quits after :data:`WAIT_LIMIT_S`."""
+    monkeypatch.setattr("tui.browser.keys.WAIT_LIMIT_S", 0.2)
     app, seeds, data = shipped_app(tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)

@@ -73,7 +73,7 @@ async def settle(pilot: Pilot) -> None:
     await wait_for(pilot, lambda: app.is_settled, "the app to settle", state=lambda: (
         f"lib={app.lib is not None} syncing={app._syncing} "
         f"search_pending={app._search_pending} awaiting={app._awaiting_input} "
-        f"held={len(app._held_keys)} replaying={app._replaying} unsaved={len(app._unsaved)} "
+        f"keys_waiting={app.keys_waiting} unsaved={len(app._unsaved)} "
         f"current={app.table.current_id} shown={app._paper_shown}"))
     await pilot.pause()
 

@@ -187,7 +187,7 @@ class PapertrayApp(ReaderTools, LibraryWorkers, MarkingApp, SyncingApp, Searchin
             return False
         if self.search_bar.value != self._query:  # a key typed, its search not asked for yet
             return False
-        if self._awaiting_input or self._held_keys or self._replaying or self._marks_pending:
+        if self._awaiting_input or self.keys_waiting or self._marks_pending:
             return False
         current = self.table.current_id
         return current is None or self._paper_shown == current
@@ -276,7 +276,7 @@ class PapertrayApp(ReaderTools, LibraryWorkers, MarkingApp, SyncingApp, Searchin
 
         self.push_screen(HelpScreen(key_help(self.main_screen.active_bindings,
                                              self.get_key_display, section), self._marks_help()),
-                         lambda _: self._palette_closed())  # keys typed after its closing key go on
+                         lambda _: self._screen_closed())  # keys typed after its closing key go on
 
     def _marks_help(self) -> list[tuple[str, str]]:
         """The help's notes on marks, with the undo keys taken from the bindings."""
@@ -301,10 +301,10 @@ class PapertrayApp(ReaderTools, LibraryWorkers, MarkingApp, SyncingApp, Searchin
             self.main_screen.query_one(SyncProgress).stop()
         elif group == "marks":  # the steps the failed worker took are lost: forget them
             del self._unsaved[:max(0, len(self._unsaved) - len(self._mark_queue))]
-            self._release_keys()
+            self._keys_may_go()
         elif group == "search":
             self._applied = self._request
-            self._release_keys()
+            self._keys_may_go()
         self.notify(f"{group}: {text}", severity="error", markup=False, timeout=8)
 
 

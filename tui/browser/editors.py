@@ -14,9 +14,9 @@ whatever their timing:
   Enter (the input is a :class:`~tui.browser.widgets.search.QueryInput`, which edits in key
   order).
 * While the prompt opens (its input not focused yet) and once it is answered, it
-  :attr:`~TextPrompt.holds_keys`: the app holds the keys that arrive
-  (``tui.browser.keys.KeysApp.on_event``) and posts them again when the prompt posts
-  :class:`KeysWelcome`, so each key acts on the screen on top once the keys before it acted.
+  :attr:`~TextPrompt.holds_keys`: the keys that arrive wait in the app's input queue
+  (:mod:`tui.browser.keys`) until the prompt posts :class:`KeysWelcome`, so each key acts on
+  the screen on top once the keys before it acted.
 """
 
 from __future__ import annotations
@@ -37,8 +37,9 @@ from tui.browser.widgets.search import QueryInput
 
 
 class KeysWelcome(Message):
-    """Posted to the app when a prompt that held keys (:attr:`TextPrompt.holds_keys`) has
-    opened or closed: the keys held meanwhile may go on."""
+    """Posted to the app when a state keys wait for became ready (a prompt that held keys,
+    :attr:`TextPrompt.holds_keys`, has opened or closed): the keys queued meanwhile may go
+    on."""
 
 
 class TextPrompt(ModalScreen[str | None]):

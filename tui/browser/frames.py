@@ -26,7 +26,7 @@ IDLE_GC_AHEAD = 3
 class FramesApp(BrowserBase):
     """When the screen is drawn and when the garbage collector runs.
 
-    The other parts of the app provide ``_search_pending`` and ``_held_keys``.
+    The other parts of the app provide ``_search_pending`` and ``keys_waiting``.
     """
 
     def _init_frames(self) -> None:
@@ -91,7 +91,7 @@ class FramesApp(BrowserBase):
         Run here, just after an answer was drawn, it usually finds no key waiting.
         """
         self._gc_timer = None
-        if self._search_pending or self._held_keys or self._paint_hold is not None:
+        if self._search_pending or self.keys_waiting or self._paint_hold is not None:
             return  # a key is being answered: not now
         middle_collections = gc.get_count()[2]
         if middle_collections >= gc.get_threshold()[2] - IDLE_GC_AHEAD:

@@ -4,8 +4,9 @@ A mark is shown at once (the row, the panel, the counts) and written by a worker
 :class:`~tui.browser.messages.MarksSaved` then shows what the marks file holds for the papers
 it touched. An undo is not predicted (the history is on disk and shared with other windows),
 nor are a note and tags (the rows and the paper are read anew once written): keys for the table
-wait until the answer is shown (``_holding_keys``), so a mark after an undo toggles the true
-status, and ``a`` right after a note was saved edits that note, not the one before it.
+wait in the input queue until the answer is shown (:mod:`tui.browser.keys`), so a mark after an
+undo toggles the true status, and ``a`` right after a note was saved edits that note, not the
+one before it.
 """
 
 from __future__ import annotations
@@ -24,8 +25,7 @@ class MarkingApp(BrowserBase):
 
     The other parts of the app provide ``lib``, the workers (``queue_mark``, ``ask_export``),
     the counts (``_counts``, ``_show_counts`` and ``_marks_version``, from syncing), the search
-    (``_query``, ``status_filter``, ``_search``) and the keys held (``_held_keys``,
-    ``_holding_keys``, ``_release_keys``).
+    (``_query``, ``status_filter``, ``_search``) and the input pipeline (``_keys_may_go``).
     """
 
     def _init_marks(self) -> None:
@@ -128,8 +128,7 @@ class MarkingApp(BrowserBase):
             self._marks_version = message.version  # else the poll shows the others' steps
         for error in message.errors:
             self.notify(f"mark not saved: {one_line(error)}", severity="error", markup=False)
-        if self._held_keys and not self._holding_keys():
-            self._release_keys()
+        self._keys_may_go()
 
     def _show_status(self, paper_id: str, status: str) -> None:
         self.table.set_status(paper_id, status)

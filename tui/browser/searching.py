@@ -26,8 +26,8 @@ class SearchingApp(BrowserBase):
     """Search state and its handlers.
 
     The other parts of the app provide ``lib``, ``glyphs``, ``debounce_seconds``, the
-    workers (``load_page``, ``find_new``, ``load_paper``), the keys held meanwhile
-    (``_held_keys``, ``_replaying``, ``_holding_keys``, ``_release_keys``), the frames
+    workers (``load_page``, ``find_new``, ``load_paper``), the input pipeline
+    (``_keys_may_go``), the frames
     (``_hold_paint``, ``_release_paint``, ``_answer_shown``), and from the marks and settings
     ``_predicted`` and ``_save_settings``.
     """
@@ -111,7 +111,7 @@ class SearchingApp(BrowserBase):
             self.table.set_status(paper_id, status)
         self.main_screen.query_one(ResultsPane).show_message(self._empty_message(result))
         self._follow_cursor(force=True, ready=message.paper)
-        self._release_keys()
+        self._keys_may_go()
         self._release_paint()
         self._answer_shown()
 
@@ -123,7 +123,7 @@ class SearchingApp(BrowserBase):
         elif message.request == self._request:
             self._applied = message.request
             self.notify(f"no new paper {'below' if message.step > 0 else 'above'}", timeout=3)
-            self._release_keys()
+            self._keys_may_go()
 
     def _empty_message(self, result: SearchResult) -> Text | None:
         """The line above an empty table: why it is empty."""
@@ -219,9 +219,7 @@ class SearchingApp(BrowserBase):
                 self._follow_cursor()
             return
         self._paper_shown = paper_id
-        self._paper_wait = None
-        if self._held_keys and not self._replaying and not self._holding_keys():
-            self._release_keys()  # a key that waited for this paper (_waits_for_paper)
+        self._keys_may_go()
         if paper is None:
             self.panel.show_message(
                 Text(f"this paper left the library; syncing{self.glyphs['more']}"))
