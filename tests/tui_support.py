@@ -17,6 +17,7 @@ from textual import events
 from textual.pilot import Pilot
 
 from tui.browser.app import PapertrayApp, make_app
+from tui.browser.widgets import SyncProgress
 
 ROOT = Path(__file__).resolve().parent.parent
 SHIPPED_SEEDS = ROOT / "seeds"
@@ -65,16 +66,37 @@ async def wait_for(pilot: Pilot, condition: Callable[[], bool], what: str,
         await pilot.pause(0.01)
 
 
+def busy(app: PapertrayApp) -> str | None:
+    """What the browser is still doing that its user would see the end of, in words, or None
+    when it is at rest: every key typed has acted, no sync line is shown and no worker runs
+    (opening, syncing, searching, reading a paper, writing marks), the table shows the answer
+    to the search bar's query under the status filter, the panel shows the cursor paper, and
+    every mark made is written."""
+    if app.keys_waiting:
+        return f"{app.keys_waiting} keys waiting their turn"
+    if app.main_screen.query_one(SyncProgress).shown:
+        return "the sync line is shown"
+    running = sorted(w.group for w in app.workers if not w.is_finished)
+    if running:
+        return f"workers running: {', '.join(running)}"
+    asked = (app.search_bar.value, app.status_filter)
+    if app.answered != asked:
+        return f"the table answers {app.answered}, not {asked}"
+    current = app.table.current_id
+    if current is not None and app.paper_shown != current:
+        return f"the panel shows {app.paper_shown}, not the cursor paper {current}"
+    if app.marks_pending:
+        return f"{app.marks_pending} marking steps not written"
+    return None
+
+
 async def settle(pilot: Pilot) -> None:
-    """Wait until the app has nothing on its way (search shown, panel loaded, marks written)."""
+    """Wait until the browser is at rest as its user would see it (:func:`busy`)."""
     app = pilot.app
     assert isinstance(app, PapertrayApp)
     await pilot.pause()  # first let keys posted by burst() reach the app: they start the work
-    await wait_for(pilot, lambda: app.is_settled, "the app to settle", state=lambda: (
-        f"lib={app.lib is not None} syncing={app._syncing} "
-        f"search_pending={app._search_pending} awaiting={app._awaiting_input} "
-        f"keys_waiting={app.keys_waiting} unsaved={len(app._unsaved)} "
-        f"current={app.table.current_id} shown={app._paper_shown}"))
+    await wait_for(pilot, lambda: busy(app) is None, "the app to settle",
+                   state=lambda: busy(app) or "at rest")
     await pilot.pause()
 
 

@@ -187,10 +187,10 @@ class PapertrayApp(ReaderTools, LibraryWorkers, MarkingApp, SyncingApp, Searchin
             return False
         if self.search_bar.value != self._query:  # a key typed, its search not asked for yet
             return False
-        if self._awaiting_input or self.keys_waiting or self._marks_pending:
+        if self._awaiting_input or self.keys_waiting or self.marks_pending:
             return False
         current = self.table.current_id
-        return current is None or self._paper_shown == current
+        return current is None or self.paper_shown == current
 
     def notify(self, message: str, *args, **kwargs) -> None:
         """Textual's notification; in ASCII only when the browser is (:func:`said`)."""

@@ -34,8 +34,9 @@ class MarkingApp(BrowserBase):
         self._reread_focus: str | None = None  # the paper an undo changed: the cursor's
 
     @property
-    def _marks_pending(self) -> int:
-        """Marking steps queued or being written."""
+    def marks_pending(self) -> int:
+        """Marking steps made in this window and not yet written to the marks file (0: every
+        mark, note, tag and undo made here is on disk)."""
         return len(self._unsaved)
 
     @property

@@ -48,6 +48,20 @@ class SearchingApp(BrowserBase):
     def _search_pending(self) -> bool:
         return self._search_timer is not None or self._applied != self._request
 
+    @property
+    def answered(self) -> tuple[str, str] | None:
+        """``(query, status filter)`` the rows of the table answer, once they are the answer
+        to the newest search asked for; None while a search is on its way, or before the
+        first answer."""
+        if self._result is None or self._search_pending:
+            return None
+        return self._query, self.status_filter
+
+    @property
+    def paper_shown(self) -> str | None:
+        """Id of the paper the abstract panel shows (or says has left the library), or None."""
+        return self._paper_shown
+
     # -- running searches --------------------------------------------------------------------
     @on(SearchBar.QueryChanged)
     def _query_changed(self) -> None:

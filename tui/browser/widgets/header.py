@@ -101,3 +101,8 @@ class SyncProgress(Horizontal):
     def stop(self) -> None:
         """Hide the line."""
         self.remove_class("-active")
+
+    @property
+    def shown(self) -> bool:
+        """Whether the line is shown (a sync runs)."""
+        return self.has_class("-active")
