@@ -35,7 +35,7 @@ def sync(conn: sqlite3.Connection, seed_paths: list[Path], force: bool = False,
     added_ids: list[str] = []
     # a first build inserts into an empty index, builds its secondary indexes after the rows
     # and the FTS index in one statement: nothing is left to compact (87k abstracts: the file
-    # 0.3% smaller after compact(), which took 1-1.7 s)
+    # 0.3% smaller after compact(), which takes 1-1.7 s)
     first_build = not conn.execute("SELECT 1 FROM papers LIMIT 1").fetchone()
     streamed = None
     if first_build and _seed_bytes(seed_paths) >= STREAM_MIN_BYTES and (

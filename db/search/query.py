@@ -119,7 +119,7 @@ class Query:
             else:
                 parts.append(term.fts())
         # a word typed twice finds what it finds once, and each copy costs a bm25 pass over its
-        # matches (87,000 abstracts: "the" 32 times took 2.4 s, once 0.1 s)
+        # matches (87,000 abstracts: "the" 32 times takes 2.4 s, once 0.1 s)
         rendered = list(dict.fromkeys(
             "(" + " OR ".join(dict.fromkeys(t.fts() for t in groups[int(p[1:])])) + ")"
             if p.startswith("@") else p

@@ -42,7 +42,7 @@ RERANK_TERMS = 3  # from 3 words on, word order says something bm25 does not see
 CANDIDATES = 200  # papers re-ranked; the known item is among the first 200 by rare words
 # papers with all the words whose order is re-ranked, the best by bm25: the known item is as
 # often in the first 3 re-ranking 50 as 200 (bench/recall.py, seeds 1-3), for a quarter of
-# the time (87k papers: a 3-word query with 200 hits took 20 ms, now 6)
+# the time (87k papers, a 3-word query with 200 hits: 6 ms instead of 20)
 RERANK_HEAD = 50
 CANDIDATE_ROWS = 20_000  # papers the candidate words may be in together: ~10 ms to count
 HEAD_WEIGHT = 8.0  # a word in the name or title counts as 8 in the abstract (BM25_WEIGHTS)

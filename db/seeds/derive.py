@@ -32,7 +32,7 @@ _TRIGGER_RE = re.compile(
 _TRIGGER_LOWER_RE = re.compile(_TRIGGER_RE.pattern.replace("bcdinprtBCDINPRT", "bcdinprt"))
 _TRIGGER_STEMS = ("propos", "introduc", "present", "call", "nam", "dub", "term", "coin",
                   "develop", "design", "buil", "releas")
-# the stems after a space, as a tree of alternatives (one scan; a str.find per stem took 1.6x
+# the stems after a space, as a tree of alternatives (one scan; a str.find per stem takes 1.6x
 # as long): " (?:b(?:uil)|c(?:all|oin)|...)"
 _SPACED_STEMS_RE = re.compile(" (?:" + "|".join(
     f"{first}(?:{'|'.join(s[1:] for s in _TRIGGER_STEMS if s[0] == first)})"
