@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-# the data-layer and CLI tests' fixtures (seeds_copy, data_dir, library, run_cli, papertray...)
-pytest_plugins = ["tests.db_support"]
+# the data-layer and CLI tests' fixtures (seeds_copy, data_dir, library, run_cli, papertray...),
+# and the fast-path tests' plain-synced data dir (plain)
+pytest_plugins = ["tests.db_support", "tests.fast_paths_support"]
 
 
 @pytest.fixture(autouse=True)

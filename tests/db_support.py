@@ -20,6 +20,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from db import Library
+from db.seeds.read import parse_file
 from tui.cli.main import cli
 
 TESTS = Path(__file__).resolve().parent
@@ -41,6 +42,12 @@ def copy_seeds(target: Path, *sources: Path) -> Path:
         for file in sorted(folder.glob("*.txt")):
             shutil.copy2(file, target / file.name)
     return target
+
+
+def _parse(name: str):
+    """``(collection, entries)`` of the shipped seed file ``name``, parsed without a library."""
+    path = SHIPPED_SEEDS / name
+    return parse_file(path, path.read_bytes())
 
 
 @pytest.fixture

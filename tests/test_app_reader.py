@@ -5,14 +5,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rich.text import Text
 from textual.command import CommandList
-from textual.widgets import Static
 
 from db import Library
 from db.library.export import bibtex_entry
 from db.seeds.render import render_plain
 from tests.tui_support import (
+    _panel_text,
     app_on,
     record_notifications,
     settle,
@@ -26,11 +25,6 @@ from tui.browser.editors import TextPrompt
 PARM, MENTOR, M3DT, PHN_HVVS = ("0412d482992496cb", "eb8c16cf3afbe389", "58f4bebc8eaa994b",
                                 "e3276221a1d5791d")
 HC_SMOE = "f0ccd52ec0b3dac0"
-
-
-def _panel_text(app: PapertrayApp) -> str:
-    content = app.panel.query_one("#abstract-body", Static).content
-    return content.plain if isinstance(content, Text) else str(content)
 
 
 def _row_cells(app: PapertrayApp, paper_id: str) -> list[str]:

@@ -1,4 +1,5 @@
-"""Helpers for the browser's tests: seed folders in tmp dirs, and waiting on conditions.
+"""Helpers for the browser's tests: seed folders in tmp dirs, waiting on conditions, and reading
+what the panel and the table's notice show.
 
 Tests never sleep for a fixed time: they pump the app's message loop until a condition holds,
 and fail with a clear message at a deadline.
@@ -13,9 +14,12 @@ import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
+from rich.text import Text
 from textual import events
 from textual.pilot import Pilot
+from textual.widgets import Static
 
+from db import Library
 from tui.browser.app import PapertrayApp, make_app
 from tui.browser.widgets import SyncProgress
 
@@ -52,6 +56,24 @@ def shipped_app(tmp_path: Path, **options) -> tuple[PapertrayApp, Path, Path]:
     """``(app, seeds, data_dir)``: :func:`app_on` a :func:`shipped_copy` in ``tmp_path``."""
     seeds, data = shipped_copy(tmp_path), tmp_path / "data"
     return app_on(seeds, data, **options), seeds, data
+
+
+def _ids(library: Library, query: str, status: str | None = None, limit: int = 200) -> list[str]:
+    """The ids a search for ``query`` finds as the browser asks it (the last word a prefix)."""
+    return [h.id for h in library.search(query, status, limit, typing=True).hits]
+
+
+def _panel_text(app: PapertrayApp) -> str:
+    """The text the abstract panel shows."""
+    content = app.panel.query_one("#abstract-body", Static).content
+    return content.plain if isinstance(content, Text) else str(content)
+
+
+def _notice_text(app: PapertrayApp) -> str:
+    """The notice shown in place of an empty table ("no papers match ..."), or "" when hidden."""
+    notice = app.query_one("#no-results", Static)
+    content = notice.content
+    return (content.plain if isinstance(content, Text) else str(content)) if notice.display else ""
 
 
 async def wait_for(pilot: Pilot, condition: Callable[[], bool], what: str,

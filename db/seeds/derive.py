@@ -107,7 +107,7 @@ def method_name(text: str, is_word: Callable[[str], bool]) -> str | None:
     plain = one_line(_strip_markup(text))
     # one scan of the whole text for introducing verbs, instead of one more per sentence: no
     # match can span two sentences (a verb ends in a letter, a sentence in ".", "!" or "?"),
-    # so the matches inside a sentence are the sentence's own (tests/test_seeds.py compares)
+    # so the matches inside a sentence are the sentence's own (tests/test_seeds_derived.py compares)
     triggers = _triggers(plain)
     pending = next(triggers, None)
     if pending is None:

@@ -1,0 +1,128 @@
+"""Quitting: q, ctrl+q and signals after the keys still waiting, and answers late at exit."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from db import Library
+from tests.tui_support import app_on, burst, settle, shipped_app, shipped_copy, wait_for
+from tui.browser.messages import PageLoaded, PaperLoaded
+
+
+async def test_answers_arriving_while_the_app_closes_are_dropped(tmp_path: Path) -> None:
+    """A worker's answer that arrives after the screens were taken down, while the app's own
+    queue still runs (a sync's search finishing as the app exits), is dropped: it used to look
+    for the results pane and end the run with ``NoMatches``."""
+    app = app_on(shipped_copy(tmp_path), tmp_path / "data")
+    queued: list[bool] = []
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        result, prune = app._result, app._prune
+
+        async def prune_then_answer(*nodes, **options):
+            await prune(*nodes, **options)
+            assert not app.is_running
+            queued.append(app.post_message(PageLoaded(app._request, 0, result, None)))
+            queued.append(app.post_message(PaperLoaded(result.hits[0].id, None)))
+            await asyncio.sleep(0.05)  # the app's queue runs meanwhile
+
+        app._prune = prune_then_answer
+    assert queued and all(queued)
+
+
+async def test_keys_typed_after_q_do_nothing(tmp_path: Path) -> None:
+    """``t`` then ``question`` in one burst (a mark, then q and the rest of a word meant for
+    the shell): the app quits with the mark made. The exit waited behind the keys typed after
+    ``q``, and ``u`` undid the mark on the way out (``e`` exported, ``t`` marked again...)."""
+    app, seeds, data = shipped_app(tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        burst(app, ["slash", *"wudi", "enter", "t", *"question"])
+        await wait_for(pilot, lambda: not app.is_running, "the app to exit")
+    with Library([seeds], data) as library:
+        marked = {h.name: h.status for h in library.search("", None, 50, 0).hits
+                  if h.status != "new"}
+        assert marked == {"WUDI-Merging": "to-read"}
+    assert not (data / "exports").exists()
+
+
+async def test_ctrl_q_typed_behind_waiting_keys_quits_after_them(tmp_path: Path) -> None:
+    """``/wudi⏎ t ctrl+q`` in one burst: the ``t`` waits for the hits of "wudi", and ctrl+q,
+    which quit at once, quit before it: the mark was lost. ctrl+q now waits behind keys that
+    wait (for :data:`WAIT_LIMIT_S` at most); with nothing waiting it quits at once."""
+    app, seeds, data = shipped_app(tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        burst(app, ["slash", *"wudi", "enter", "t", "a", *"hi", "enter", "ctrl+q", "u"])
+        await wait_for(pilot, lambda: not app.is_running, "the app to exit")
+    with Library([seeds], data) as library:
+        marked = {h.name: (h.status, library.get(h.id).note)
+                  for h in library.search("", None, 50, 0).hits if h.status != "new"}
+    assert marked == {"WUDI-Merging": ("to-read", "hi")}
+
+
+async def test_ctrl_q_typed_behind_keys_that_close_the_help_quits_after_them(
+        tmp_path: Path) -> None:
+    """``? Esc j t ctrl+q`` in one burst (a look at the keys, then a mark and out): the help
+    screen closes after Esc, and the keys behind it went to the help screen's queue, to reach
+    the table later; ctrl+q, with no key held, quit at once, before them: no mark made. Keys
+    typed while the help closes now wait for it, as for the palette, and ctrl+q behind them."""
+    for keys in (["question_mark", "escape", "j", "t"], ["question_mark", "q", "j", "t"]):
+        app, seeds, data = shipped_app(tmp_path / keys[1])
+        async with app.run_test(size=(100, 30)) as pilot:
+            await settle(pilot)
+            second = app.table.paper_ids[1]
+            burst(app, [*keys, "ctrl+q"])
+            await wait_for(pilot, lambda app=app: not app.is_running, "the app to exit")
+        with Library([seeds], data) as library:
+            assert [(h.id, h.status) for h in library.search("", None, 50, 0).hits
+                    if h.status != "new"] == [(second, "to-read")], keys
+
+
+async def test_ctrl_q_quits_when_the_keys_before_it_wait_too_long(tmp_path: Path,
+                                                                  monkeypatch) -> None:
+    """A key that waits for ever (here: for a search bar that never catches up) does not keep
+    ctrl+q from quitting: it quits after :data:`WAIT_LIMIT_S`."""
+    monkeypatch.setattr("tui.browser.keys.WAIT_LIMIT_S", 0.2)
+    app, seeds, data = shipped_app(tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        app._awaiting_input = True  # the search bar that never catches up
+        app.table.focus()
+        burst(app, ["t", "ctrl+q"])
+        await wait_for(pilot, lambda: not app.is_running, "the app to exit")
+    with Library([seeds], data) as library:
+        assert library.counts()["to-read"] == 0
+
+
+async def test_keys_typed_before_a_signal_act_and_those_after_it_do_not(tmp_path: Path) -> None:
+    """SIGTERM, SIGHUP or the terminal going away (:meth:`exit_in_turn`) while ``t t`` wait in
+    the app's queue: both papers are marked, as if ``q`` had been typed after them; the ``u``
+    that arrives after it does nothing. The exit came at once and dropped the two keys."""
+    app, seeds, data = shipped_app(tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        burst(app, ["t", "t"])
+        app.exit_in_turn()
+        burst(app, ["u"])
+        await wait_for(pilot, lambda: not app.is_running, "the app to exit")
+    with Library([seeds], data) as library:
+        statuses = [h.status for h in library.search("", None, 50, 0).hits]
+    assert statuses[:3] == ["to-read", "to-read", "new"]
+
+
+async def test_a_signal_keeps_held_keys_and_the_note_being_written(tmp_path: Path) -> None:
+    """SIGTERM, SIGHUP or the terminal going away (:meth:`exit_in_turn`) right after
+    ``/wudi⏎ t a hi``: the ``t`` held back for the hits of "wudi" marks, the note typed is
+    saved (as ctrl+q does), then the browser quits. Both were dropped."""
+    app, seeds, data = shipped_app(tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        burst(app, ["slash", *"wudi", "enter", "t", "k", "a", *"hi"])
+        app.exit_in_turn()
+        await wait_for(pilot, lambda: not app.is_running, "the app to exit")
+    with Library([seeds], data) as library:
+        marked = {h.name: (h.status, library.get(h.id).note)
+                  for h in library.search("", None, 50, 0).hits if h.status != "new"}
+    assert marked == {"WUDI-Merging": ("to-read", "hi")}
