@@ -32,12 +32,12 @@ import selectors
 import threading
 import time
 from codecs import getincrementaldecoder
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import IO, TYPE_CHECKING
 
 from textual import constants
 from textual.driver import Driver
-from textual.events import Key
+from textual.events import Event, Key
 
 from tui.browser.textual_private import ParseError, XTermParser
 
@@ -229,6 +229,44 @@ def paste_safe(driver_class: type[Driver]) -> type[Driver]:
     return driver_class
 
 
+class InputPipe:
+    """Bytes read from the terminal to Textual events, in order: decoded as UTF-8 (a stray
+    byte, a Latin-1 paste or a raw C1 byte, is one "\ufffd", never a crash of the input thread),
+    through a :class:`PasteGuard` and :class:`EscapeKeys`, then Textual's parser."""
+
+    def __init__(self, parser: XTermParser) -> None:
+        self.parser = parser
+        self.guard = PasteGuard()
+        self.escapes = EscapeKeys()
+        self.decode = getincrementaldecoder("utf-8")(errors="replace").decode
+
+    def feed(self, raw: bytes, final: bool = False) -> Iterator[Event]:
+        """The events of ``raw`` (``final``: the last bytes the terminal will send)."""
+        data = self.decode(raw, final=final)
+        for piece in self.escapes.feed(self.guard.feed(data), time.monotonic()):
+            if piece is None:
+                yield Key("escape", "\x1b")
+            else:  # (never ""; feed("") would tell the parser the input ended)
+                yield from self.parser.feed(piece)
+
+    def tick(self) -> Iterator[Event]:
+        """The events due with no new bytes: a lone ESC that waited the escape delay, and
+        what the parser holds for its own timeouts."""
+        if self.escapes.due(time.monotonic()):
+            yield Key("escape", "\x1b")
+        yield from self.parser.tick()
+
+    def wait(self, longest: float) -> float:
+        """Seconds to wait for input, at most ``longest`` (less while an ESC is held)."""
+        return self.escapes.wait(longest, time.monotonic())
+
+    def close(self) -> None:
+        """Tell the parser the input ended."""
+        with contextlib.suppress(EOFError, ParseError):
+            for _event in self.parser.feed(""):
+                pass
+
+
 try:  # the Linux driver imports termios: there is none on Windows
     from textual.drivers.linux_driver import LinuxDriver as _LinuxDriver
 except ImportError:  # pragma: no cover - Windows
@@ -241,8 +279,9 @@ else:
         goes away (see the module's notes): the input ends (a read returns no bytes or
         fails), or a write fails. A SIGCONT resumes only a driver that was suspended.
 
-        ``run_input_thread`` follows Textual's line for line, with the guard and the end of
-        input added (:data:`~tui.browser.textual_private.RUN_INPUT_THREAD_SHA256`).
+        ``run_input_thread`` follows Textual's loop step for step, with the bytes read going
+        through an :class:`InputPipe` and the end of input added
+        (:data:`~tui.browser.textual_private.RUN_INPUT_THREAD_SHA256`).
         """
 
         def __init__(self, app: App, *, debug: bool = False, **kwargs) -> None:
@@ -285,50 +324,34 @@ else:
             """Wait for input and post the events parsed from it."""
             selector = selectors.SelectSelector()
             selector.register(self.fileno, selectors.EVENT_READ)
-            parser = XTermParser(self._parser_debug)
-            guard = PasteGuard()
-            escapes = EscapeKeys()
-            # errors="replace": a stray byte (a Latin-1 paste, a raw C1 byte) is one "�", never
-            # a crash of the input thread
-            decode = getincrementaldecoder("utf-8")(errors="replace").decode
-
-            def process(ready: list[tuple[selectors.SelectorKey, int]],
-                        final: bool = False) -> bool:
-                """Read and post what is ready; False once the input has ended."""
-                for number, (_key, mask) in enumerate(ready, 1):
-                    if mask & selectors.EVENT_READ:
-                        try:
-                            raw = os.read(self.fileno, 1024 * 4)
-                        except BlockingIOError:
-                            continue
-                        except OSError:  # EIO: the terminal was hung up
-                            raw = b""
-                        if not raw:  # the terminal is gone (or stdin was a closed pipe)
-                            self._terminal_gone()
-                            return False
-                        data = decode(raw, final=final and number == len(ready))
-                        for piece in escapes.feed(guard.feed(data), time.monotonic()):
-                            if piece is None:
-                                self.process_message(Key("escape", "\x1b"))
-                            else:  # (never ""; feed("") would tell the parser the input ended)
-                                for event in parser.feed(piece):
-                                    self.process_message(event)
-                if escapes.due(time.monotonic()):
-                    self.process_message(Key("escape", "\x1b"))
-                for event in parser.tick():
-                    self.process_message(event)
-                return True
-
+            pipe = InputPipe(XTermParser(self._parser_debug))
             try:
                 while not self.exit_event.is_set():
-                    if not process(selector.select(escapes.wait(0.1, time.monotonic()))):
+                    if not self._post_ready(pipe, selector.select(pipe.wait(0.1))):
                         return  # no more input will ever come: no loop on empty reads
                 selector.unregister(self.fileno)
-                process(selector.select(0.1), final=True)
+                self._post_ready(pipe, selector.select(0.1), final=True)
             finally:
                 selector.close()
+                pipe.close()
+
+        def _post_ready(self, pipe: InputPipe, ready: list[tuple[selectors.SelectorKey, int]],
+                        final: bool = False) -> bool:
+            """Read what is ready, post its events; False once the input has ended."""
+            for number, (_key, mask) in enumerate(ready, 1):
+                if not mask & selectors.EVENT_READ:
+                    continue
                 try:
-                    for _event in parser.feed(""):
-                        pass
-                except (EOFError, ParseError):
-                    pass
+                    raw = os.read(self.fileno, 1024 * 4)
+                except BlockingIOError:
+                    continue
+                except OSError:  # EIO: the terminal was hung up
+                    raw = b""
+                if not raw:  # the terminal is gone (or stdin was a closed pipe)
+                    self._terminal_gone()
+                    return False
+                for event in pipe.feed(raw, final=final and number == len(ready)):
+                    self.process_message(event)
+            for event in pipe.tick():
+                self.process_message(event)
+            return True
