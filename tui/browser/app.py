@@ -295,7 +295,9 @@ class PapertrayApp(ReaderTools, LibraryWorkers, MarkingApp, SyncingApp, Searchin
         group, error = event.worker.group, event.worker.error
         text = one_line(str(error)) or type(error).__name__
         if group == "open":
+            self.opening = False
             self.panel.show_message(Text(f"cannot open the library: {text}"))
+            self._keys_may_go()
         elif group == "sync":
             self._syncing = False
             self.main_screen.query_one(SyncProgress).stop()

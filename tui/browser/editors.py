@@ -27,7 +27,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
-from textual.events import DescendantFocus
+from textual.events import DescendantFocus, Key
 from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widgets import Static
@@ -85,6 +85,11 @@ class TextPrompt(ModalScreen[str | None]):
 
     def on_mount(self) -> None:
         self.input.focus()
+
+    def on_key(self, event: Key) -> None:
+        """A key the input did not use ends here: it is never for the screen below (F1 typed
+        in the editor does not open the help once the editor has closed)."""
+        event.stop()
 
     def on_descendant_focus(self, event: DescendantFocus) -> None:
         if not self._input_ready and event.widget is self.input:

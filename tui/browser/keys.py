@@ -75,19 +75,20 @@ class _Need:
 class KeysApp(BrowserBase):
     """The input pipeline (the module docstring); the search bar entered and left at once.
 
-    The other parts of the app provide ``lib``, the search state (``_query``, ``_search``,
-    ``_search_pending``, ``_paper_shown``), ``_unpredicted_pending`` (marks) and
-    ``_hold_paint`` (frames); they call :meth:`_keys_may_go` when a state a key may wait for
-    becomes ready.
+    The other parts of the app provide ``lib``, ``opening`` and ``_syncing`` (syncing), the
+    search state (``_query``, ``_search``, ``_search_pending``, ``_paper_shown``),
+    ``_unpredicted_pending`` (marks) and ``_hold_paint`` (frames); they call
+    :meth:`_keys_may_go` when a state a key may wait for becomes ready.
     """
 
     def _init_keys(self) -> None:
         self._inputs: deque[Input] = deque()
         self._pumping = False
-        self._welcome_posted = False  # a KeysWelcome is on its way to the pump
         self._leaving = False  # exit() was called: keys that arrive now are dropped
         self._awaiting_input = False  # the search bar was left with keys still to handle
         self._closing_screen: Screen | None = None  # the palette or help sent its closing key
+        # the palette whose input has keys to handle, and the newest key's token
+        self._typing_into: tuple[Screen, object] | None = None
         self._clock: tuple[_Need, Timer] | None = None  # a limited need, timed
         self._given_up: _Need | None = None  # a limited need waited out: it holds no key
 
@@ -149,14 +150,17 @@ class KeysApp(BrowserBase):
             self.exit()
 
     def _save_prompt(self) -> bool:
-        """ctrl+q while a note or tags are being written: save them, as Enter would, and True
-        (the prompt then holds the keys until it is closed, ctrl+q among them). A quit keeps
-        what was typed; Esc is the key that drops it."""
-        screen = self.screen_stack[-1] if self.screen_stack else None
-        if isinstance(screen, TextPrompt) and not screen.holds_keys:
-            screen.action_save()
-            return True
-        return False
+        """ctrl+q while a note or tags are being written: close what was opened over the
+        editor (the palette, the help), save them as Enter would, and True (the prompt then
+        holds the keys until it is closed, ctrl+q among them). A quit keeps what was typed;
+        Esc is the key that drops it."""
+        prompt = next((s for s in reversed(self.screen_stack) if isinstance(s, TextPrompt)), None)
+        if prompt is None or prompt.holds_keys:
+            return False
+        while self.screen_stack[-1] is not prompt:
+            self.pop_screen()
+        prompt.action_save()
+        return True
 
     # -- the queue ---------------------------------------------------------------------------
     async def on_event(self, event: events.Event) -> None:
@@ -191,22 +195,29 @@ class KeysApp(BrowserBase):
                     self._given_up = None
                 self._stop_clock()
                 self._inputs.popleft()
+                top = self.screen_stack[-1]
                 await self._dispatch(head)
+                if self.screen_stack and self.screen_stack[-1] is not top:
+                    # a screen opened: the keys behind wait until it is mounted
+                    self.screen_stack[-1].call_later(self._keys_may_go)
         finally:
             self._pumping = False
 
     def _need_of(self, event: Input) -> _Need | None:
         """What ``event`` must wait for before it acts (the module docstring), or None."""
         screen = self.screen_stack[-1]
-        if isinstance(screen, TextPrompt) and screen.holds_keys:
+        if not screen.is_mounted or (isinstance(screen, TextPrompt) and screen.holds_keys):
             return _Need("the screen on top", screen)
         if screen is self._closing_screen:
             return _Need("the screen on top", screen, limited=True)
-        if (_is_quit(event) or screen is not self.main_screen or self.lib is None
-                or self.focused is not self.table):
+        if isinstance(screen, CommandPalette) and _is_enter(event) and self._palette_busy(screen):
+            return _Need("the palette's answer", screen, limited=True)
+        if _is_quit(event) or screen is not self.main_screen or self.focused is not self.table:
             return None
+        if self.lib is None:
+            return _Need("the newest answer") if self.opening else None
         if (self._awaiting_input or self._search_pending or self._unpredicted_pending
-                or self.table.moving):
+                or self.table.moving or (self._syncing and not self.table.row_count)):
             return _Need("the newest answer")
         paper_id = self.table.current_id
         if (isinstance(event, events.Key) and paper_id is not None
@@ -215,6 +226,19 @@ class KeysApp(BrowserBase):
             if active is not None and active.binding.action.startswith(_PAPER_ACTIONS):
                 return _Need("the cursor paper", paper_id, limited=True)
         return None
+
+    def _palette_busy(self, palette: CommandPalette) -> bool:
+        """Whether the palette has yet to show the commands that match what was typed into it:
+        keys sent to it are still on their way to its input, or its search runs."""
+        typing = self._typing_into is not None and self._typing_into[0] is palette
+        return typing or any(worker.node is palette and not worker.is_finished
+                             for worker in self.workers)
+
+    def _typed(self, token: object) -> None:
+        """The palette's input has handled the key of ``token`` (and those before it)."""
+        if self._typing_into is not None and self._typing_into[1] is token:
+            self._typing_into = None
+            self._keys_may_go()
 
     def _time(self, need: _Need) -> None:
         """Start the clock of a limited ``need`` (once per need): after :data:`WAIT_LIMIT_S`
@@ -238,13 +262,11 @@ class KeysApp(BrowserBase):
         """A state a key may wait for changed (an answer or the cursor paper shown, marks
         written, a screen opened or closed): let the pump look at the head of the queue, in
         the app's turn."""
-        if self._inputs and not self._welcome_posted:
-            self._welcome_posted = True
+        if self._inputs:
             self.post_message(KeysWelcome())
 
     @on(KeysWelcome)
     async def _keys_welcome(self) -> None:
-        self._welcome_posted = False
         await self._pump()
 
     @on(CommandPalette.Closed)
@@ -280,7 +302,15 @@ class KeysApp(BrowserBase):
               or (event.key in HELP_CLOSE_KEYS and isinstance(self.screen, HelpScreen))):
             self._closing_screen, self._given_up = self.screen, None  # the next keys wait for it
         await super().on_event(event)
+        if isinstance(self.screen, CommandPalette) and self.focused is not None:
+            token = object()  # Enter waits until the input has handled this key
+            self._typing_into = (self.screen, token)
+            self.focused.call_later(self._typed, token)
 
 
 def _is_quit(event: Input) -> bool:
     return isinstance(event, events.Key) and event.key == "ctrl+q"
+
+
+def _is_enter(event: Input) -> bool:
+    return isinstance(event, events.Key) and event.key == "enter"

@@ -31,6 +31,8 @@ class SyncingApp(BrowserBase):
     """
 
     def _init_sync(self) -> None:
+        self.opening = True
+        """Whether the library is being opened (keys for the table wait for it)."""
         self._syncing = False
         self._marks_version: int | None = None  # the marks file's version this window shows
         self._index_version: int | None = None  # the index's version this window shows
@@ -40,7 +42,7 @@ class SyncingApp(BrowserBase):
     @on(LibraryOpened)
     @while_running
     def _library_opened(self, message: LibraryOpened) -> None:
-        self.lib = message.lib
+        self.lib, self.opening = message.lib, False
         self._index_version, self._marks_version = message.index_version, message.marks_version
         self._show_counts(message.counts, message.collections)
         for notice in message.notices:
