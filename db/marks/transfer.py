@@ -177,63 +177,97 @@ def import_marks(conn: sqlite3.Connection, records: list, known: Callable[[str],
     for the anchor kept with its notes and tags. Returns what changed; see the module.
     """
     summary = ImportSummary(read=len(records))
+    homes = _Homes(known, finder)
     # Matching a record's text costs a few ms (20,000 records from other seed files: 2 min).
     # It is done before the write lock is taken, which a browser open on the same marks needs
     # for every mark: held all that time, the marks made meanwhile failed ("database is locked").
-    matched: dict[str, str | None] = {}
-    for record in [*(r for r in records if _valid(r) and r["status"] != "new"),
-                   *(r for r in annotations if _valid_annotation(r))]:
-        text = record.get("anchor")
-        if text and text not in matched and not known(record["id"]):
-            matched[text] = finder.find(text)
-
-    def home(record: dict, here: set[str]) -> str | None:
-        """The id a record belongs to here: its own, or the paper its text matches."""
-        if known(record["id"]) or record["id"] in here or not record.get("anchor"):
-            return None
-        text = record["anchor"]
-        return matched[text] if text in matched else finder.find(text)
-
+    homes.match([*(r for r in records if _valid(r) and r["status"] != "new"),
+                 *(r for r in annotations if _valid_annotation(r))])
     with write_transaction(conn):
         batch = next_batch(conn)
         marked = {r[0] for r in conn.execute("SELECT paper_id FROM marks")}
         for record in records:
-            if not _valid(record):
-                summary.invalid += 1
-                continue
-            paper_id = record["id"]
-            if not known(paper_id) and paper_id not in marked:
-                found = home(record, marked) if record["status"] != "new" else None
-                if found:
-                    paper_id = found
-                    summary.reattached += 1
-                elif record["status"] == "new":
-                    summary.unchanged += 1
-                    continue
-                else:
-                    summary.orphans += 1
-            old, ours = _current(conn, paper_id)
-            if ours is not None and ours >= record["updated_at"]:
-                summary.older += old != record["status"]
-                summary.unchanged += old == record["status"]
-                continue
-            if old == record["status"]:
-                summary.unchanged += 1
-                continue
-            _write(conn, paper_id, record)
-            marked.add(paper_id)
-            # the record's own time: a reset to new carries it on to the next export
-            log_event(conn, batch, record["updated_at"], "mark", paper_id, old, record["status"],
-                      "import")
-            summary.changed.append(MarkChange(paper_id, old, record["status"]))
+            _merge_mark(conn, batch, record, homes, marked, summary)
         annotated = {r[0] for r in conn.execute("SELECT paper_id FROM notes UNION "
                                                 "SELECT paper_id FROM tags")}
         for record in annotations:
             if _valid_annotation(record):
-                paper_id = home(record, annotated) or record["id"]
+                paper_id = homes.home(record, annotated) or record["id"]
                 if _merge_annotation(conn, batch, paper_id, record, summary):
                     notes_db.keep_anchor(conn, paper_id, describe, record.get("anchor"))
     return summary
+
+
+@dataclass(slots=True)
+class _Homes:
+    """Where an imported record belongs here: its own id, or the paper its text (its
+    ``anchor``) matches. ``matched`` holds the matches made ahead (anchor → id or None)."""
+
+    known: Callable[[str], bool]
+    finder: Finder
+    matched: dict[str, str | None] = field(default_factory=dict)
+
+    def match(self, records: list[dict]) -> None:
+        """Match the anchor of each record whose id the index does not know."""
+        for record in records:
+            text = record.get("anchor")
+            if text and text not in self.matched and not self.known(record["id"]):
+                self.matched[text] = self.finder.find(text)
+
+    def home(self, record: dict, here: set[str]) -> str | None:
+        """The paper a record of an unknown id (not in the index, not in ``here``) is
+        re-attached to: the one its text matches; None when the id is known, or nothing
+        matches."""
+        if self.known(record["id"]) or record["id"] in here or not record.get("anchor"):
+            return None
+        text = record["anchor"]
+        return self.matched[text] if text in self.matched else self.finder.find(text)
+
+
+def _merge_mark(conn: sqlite3.Connection, batch: int, record: object, homes: _Homes,
+                marked: set[str], summary: ImportSummary) -> None:
+    """Merge one exported mark: written (and logged in ``batch``) when it is newer than the
+    mark here and differs; ``marked`` (the ids with a mark row) gains its paper. What happened
+    is counted in ``summary``."""
+    if not _valid(record):
+        summary.invalid += 1
+        return
+    paper_id = _mark_home(record, homes, marked, summary)
+    if paper_id is None:
+        return
+    old, ours = _current(conn, paper_id)
+    if ours is not None and ours >= record["updated_at"]:
+        summary.older += old != record["status"]
+        summary.unchanged += old == record["status"]
+        return
+    if old == record["status"]:
+        summary.unchanged += 1
+        return
+    _write(conn, paper_id, record)
+    marked.add(paper_id)
+    # the record's own time: a reset to new carries it on to the next export
+    log_event(conn, batch, record["updated_at"], "mark", paper_id, old, record["status"],
+              "import")
+    summary.changed.append(MarkChange(paper_id, old, record["status"]))
+
+
+def _mark_home(record: dict, homes: _Homes, marked: set[str],
+               summary: ImportSummary) -> str | None:
+    """The id a valid mark record is merged into: its own when the index or the marks know it;
+    else the paper its text matches (counted re-attached), or its own id (counted an orphan).
+    None for an unknown paper set back to new: there is nothing to keep (counted unchanged)."""
+    paper_id = record["id"]
+    if homes.known(paper_id) or paper_id in marked:
+        return paper_id
+    found = homes.home(record, marked) if record["status"] != "new" else None
+    if found:
+        summary.reattached += 1
+        return found
+    if record["status"] == "new":
+        summary.unchanged += 1
+        return None
+    summary.orphans += 1
+    return paper_id
 
 
 def _valid(record: object) -> bool:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from db.models import LibraryError
@@ -187,71 +188,129 @@ def parse(text: str, typing: bool = False, status: str | None = None) -> Query:
     results follow each keystroke. Words with no letters or digits (``*``, ``-``, ``"``) vanish.
     ``status`` (new, to-read or read; "all" or None: any) applies as ``is:STATUS`` would.
     """
-    q = Query()
     text = unicodedata.normalize("NFKC", clean(text or ""))[:MAX_QUERY_CHARS]
-    pending_or = False
-    group_counter = 0
-    last_term_piece = -1  # the piece the last term came from: only it can be a word being typed
-    pieces = list(_PIECE_RE.finditer(text))
-    for i, m in enumerate(pieces):
-        if len(q.terms) >= MAX_TERMS:
-            q.notices.append(f"only the first {MAX_TERMS} words are used")
+    state = _Parser(Query(), list(_PIECE_RE.finditer(text)))
+    for i in range(len(state.pieces)):
+        if len(state.query.terms) >= MAX_TERMS:
+            state.query.notices.append(f"only the first {MAX_TERMS} words are used")
             break
-        if m.group(4) is not None:
-            word = m.group(4)
-            # an OR with no word before it to join ("OR", "OR graph") falls through to be the
-            # plain word "or": an operator out of place is text, never an error, never ignored
-            # (after a word it is that, as at the end: "a OR has:code" reads as "a OR" does, plus
-            # the filter; a filter must never bring in papers the words alone lack)
-            if word == "OR" and not pending_or and _after_filter(pieces, i):
-                q.notices.append("OR joins words, not filters: the filters all apply")
-                continue
-            if word == "OR" and q.terms and not q.terms[-1].negated and not pending_or:
-                pending_or = True
-                continue
-            if _filter(q, word):
-                continue
-            if re.match(r"-?like:\S", word, re.I):  # like:ID is a whole query, not a filter
-                if not any(n.startswith("like:") for n in q.notices):
-                    q.notices.append("like: is a query on its own (like:ID); ignored here")
-                continue
-            if word.startswith("-") and _filter(q, word[1:], negated=True):
-                continue
-            negated = word.startswith("-") and len(word) > 1
-            body = word[1:] if negated else word
-            prefix = body.endswith("*")
-            toks = tokens(body)
-            if not toks:
-                continue
-            term = Term(toks, prefix=prefix and bool(toks), negated=negated)
-        else:
-            toks = tokens(m.group(2))
-            if not toks:
-                continue
-            term = Term(toks, negated=bool(m.group(1)))
-        if pending_or and not term.negated:
-            previous = q.terms[-1]
-            if not previous.or_group:
-                group_counter += 1
-                previous.or_group = group_counter
-            term.or_group = previous.or_group
-        elif pending_or:  # "a OR -b": an OR cannot join an exclusion, so it is the word "or"
-            q.terms.append(Term(("or",)))
-        pending_or = False
-        q.terms.append(term)
-        last_term_piece = i
-    if pending_or and len(q.terms) < MAX_TERMS:  # "graph OR": nothing after it to join
-        q.terms.append(Term(("or",)))
-    if (typing and text and not text[-1].isspace() and q.terms
-            and last_term_piece == len(pieces) - 1):
-        last = q.terms[-1]
-        last_piece = text.split()[-1]
-        if (not last.negated and not last_piece.endswith('"') and last_piece[-1:].isalnum()
-                and len(last.tokens[-1]) >= MIN_TYPED_PREFIX):
-            last.prefix = True
+        term = _read_piece(state, i)
+        if term is not None:
+            _add_term(state, term, i)
+    if state.pending_or and len(state.query.terms) < MAX_TERMS:  # "graph OR": nothing to join
+        state.query.terms.append(Term(("or",)))
+    if typing:
+        _typed_prefix(state, text)
     if status and status != "all":
-        q.require_status(status)
-    return q
+        state.query.require_status(status)
+    return state.query
+
+
+@dataclass(slots=True)
+class _Parser:
+    """What :func:`parse` knows as it reads the pieces (phrases, filters, words) left to right."""
+
+    query: Query
+    pieces: list[re.Match[str]]
+    pending_or: bool = False  # an OR was read: the next term joins the term before it
+    or_groups: int = 0  # OR groups numbered so far (Term.or_group counts from 1)
+    last_term_piece: int = -1  # the piece the last term came from: only it can be being typed
+
+
+def _read_piece(state: _Parser, i: int) -> Term | None:
+    """The term ``state.pieces[i]`` adds, or None when it is no term: an OR that joins, a filter
+    (applied to the query), a ``like:`` (a notice), or a piece with no letters or digits."""
+    piece = state.pieces[i]
+    word = piece.group(4)
+    if word is None:
+        return _phrase(piece)
+    if word == "OR" and _read_or(state, i):
+        return None
+    q = state.query
+    if _filter(q, word) or _like(q, word):
+        return None
+    if word.startswith("-") and _filter(q, word[1:], negated=True):
+        return None
+    return _word(word)
+
+
+def _read_or(state: _Parser, i: int) -> bool:
+    """Whether the ``OR`` at ``state.pieces[i]`` is read as the operator: after a word it joins
+    that word to the next term; after a filter it only gives a notice (the filters all apply).
+
+    Otherwise it is the plain word "or": an operator out of place ("OR", "OR graph", "-a OR b")
+    is text, never an error, never ignored. An OR with no word after it is the word too:
+    "a OR has:code" reads as "a OR" does, plus the filter (a filter never brings in papers the
+    words alone lack).
+    """
+    if state.pending_or:
+        return False
+    q = state.query
+    if _after_filter(state.pieces, i):
+        q.notices.append("OR joins words, not filters: the filters all apply")
+        return True
+    if q.terms and not q.terms[-1].negated:
+        state.pending_or = True
+        return True
+    return False
+
+
+def _like(q: Query, word: str) -> bool:
+    """Whether ``word`` is a ``like:ID`` (a whole query of its own, not a filter: ignored here,
+    with one notice however many there are)."""
+    if not re.match(r"-?like:\S", word, re.I):
+        return False
+    if not any(n.startswith("like:") for n in q.notices):
+        q.notices.append("like: is a query on its own (like:ID); ignored here")
+    return True
+
+
+def _word(word: str) -> Term | None:
+    """The term of a plain word: ``-word`` excludes, ``word*`` is a prefix; None when the word
+    has no letters or digits."""
+    negated = word.startswith("-") and len(word) > 1
+    body = word[1:] if negated else word
+    toks = tokens(body)
+    return Term(toks, prefix=body.endswith("*"), negated=negated) if toks else None
+
+
+def _phrase(piece: re.Match[str]) -> Term | None:
+    """The term of a ``"phrase"`` (``-"phrase"`` excludes); None when it has no letters or
+    digits."""
+    toks = tokens(piece.group(2))
+    return Term(toks, negated=bool(piece.group(1))) if toks else None
+
+
+def _add_term(state: _Parser, term: Term, i: int) -> None:
+    """Add ``term`` (from ``state.pieces[i]``) to the query, in the OR group of the term before
+    it when an OR is pending."""
+    q = state.query
+    if state.pending_or and not term.negated:
+        previous = q.terms[-1]
+        if not previous.or_group:
+            state.or_groups += 1
+            previous.or_group = state.or_groups
+        term.or_group = previous.or_group
+    elif state.pending_or:  # "a OR -b": an OR cannot join an exclusion, so it is the word "or"
+        q.terms.append(Term(("or",)))
+    state.pending_or = False
+    q.terms.append(term)
+    state.last_term_piece = i
+
+
+def _typed_prefix(state: _Parser, text: str) -> None:
+    """Make the last term a prefix when it is the word being typed: the text's last piece, not
+    followed by a space, not excluded, not a phrase, ending in a letter or digit and at least
+    :data:`MIN_TYPED_PREFIX` letters long."""
+    q = state.query
+    if not (text and not text[-1].isspace() and q.terms
+            and state.last_term_piece == len(state.pieces) - 1):
+        return
+    last = q.terms[-1]
+    last_piece = text.split()[-1]
+    if (not last.negated and not last_piece.endswith('"') and last_piece[-1:].isalnum()
+            and len(last.tokens[-1]) >= MIN_TYPED_PREFIX):
+        last.prefix = True
 
 
 def _is_filter(piece: re.Match[str] | None) -> bool:
@@ -268,40 +327,63 @@ def _after_filter(pieces: list[re.Match[str]], i: int) -> bool:
 
 
 def _filter(q: Query, word: str, negated: bool = False) -> bool:
-    """Apply ``word`` to ``q`` if it is a filter (``is:``, ``has:``, ``in:``, ``tag:``; with
-    ``negated`` the papers it names are excluded). Returns whether it was one."""
+    """Apply ``word`` to ``q`` if it is a filter (``is:``, ``has:``, ``in:``, ``tag:``, ``au:``;
+    with ``negated`` the papers it names are excluded). Returns whether it was one."""
     key, sep, value = word.partition(":")
-    if not sep or key.lower() not in FILTER_KEYS:
+    apply = _FILTERS.get(key.lower()) if sep else None
+    if apply is None:
         return False
-    key, value = key.lower(), value.strip()
+    value = value.strip()
     if value.startswith('"'):  # in:"ICML 2025": the quotes only hold the value together
         value = value.strip('"').strip()
-    if key == "is":
-        status = STATUS_FILTERS.get(value.lower())
-        if not status:
-            q.notices.append(f"unknown filter is:{value} ignored (use is:new, is:to-read, is:read)")
-        elif negated:
-            q.not_status.append(status)
-        else:
-            q.require_status(status)
-    elif key == "au":
-        toks = tokens(value)
-        if toks:
-            q.authors.append(Term(toks, negated=negated))
-        else:
-            q.notices.append(f"au:{value} names no author; ignored (like au:vedaldi)")
-    elif key == "has":
-        if value.lower() == "code":
-            q.has_code = not negated
-        else:
-            q.notices.append(f"unknown filter has:{value} ignored (use has:code)")
-    elif key == "tag":
-        try:
-            (q.not_tags if negated else q.tags).append(tag_name(value))
-        except LibraryError:
-            q.notices.append(f"tag:{value} is no tag; ignored (tags are words, like tag:moe)")
-    elif value:
+    apply(q, value, negated)
+    return True
+
+
+def _is(q: Query, value: str, negated: bool) -> None:
+    """``is:STATUS`` (a second, different status finds nothing) or ``-is:STATUS``."""
+    status = STATUS_FILTERS.get(value.lower())
+    if not status:
+        q.notices.append(f"unknown filter is:{value} ignored (use is:new, is:to-read, is:read)")
+    elif negated:
+        q.not_status.append(status)
+    else:
+        q.require_status(status)
+
+
+def _au(q: Query, value: str, negated: bool) -> None:
+    """``au:NAME`` or ``-au:NAME``: the name's words, in order, in the authors."""
+    toks = tokens(value)
+    if toks:
+        q.authors.append(Term(toks, negated=negated))
+    else:
+        q.notices.append(f"au:{value} names no author; ignored (like au:vedaldi)")
+
+
+def _has(q: Query, value: str, negated: bool) -> None:
+    """``has:code`` or ``-has:code``, the only ``has:`` there is."""
+    if value.lower() == "code":
+        q.has_code = not negated
+    else:
+        q.notices.append(f"unknown filter has:{value} ignored (use has:code)")
+
+
+def _tag(q: Query, value: str, negated: bool) -> None:
+    """``tag:NAME`` or ``-tag:NAME``, the name folded as tags are (db.text.tag_name)."""
+    try:
+        (q.not_tags if negated else q.tags).append(tag_name(value))
+    except LibraryError:
+        q.notices.append(f"tag:{value} is no tag; ignored (tags are words, like tag:moe)")
+
+
+def _in(q: Query, value: str, negated: bool) -> None:
+    """``in:TEXT`` or ``-in:TEXT``: a collection or seed file."""
+    if value:
         (q.not_within if negated else q.within).append(value)
     else:
         q.notices.append("in: names no collection; ignored (like in:icml)")
-    return True
+
+
+#: Each filter key's handler: ``(query, value, negated)``; its keys are :data:`FILTER_KEYS`.
+_FILTERS: dict[str, Callable[[Query, str, bool], None]] = {
+    "is": _is, "has": _has, "in": _in, "tag": _tag, "au": _au}

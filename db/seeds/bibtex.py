@@ -26,6 +26,21 @@ _BIB_ENTRY_RE = re.compile(r"^[ \t]*@[ \t]*([A-Za-z]+)[ \t]*[{(][ \t]*([^,\s{}()
 
 
 def bib_records(text: str, skipped: list[str]) -> list[tuple[int, dict]]:
+    """``(number, record)`` for each entry of a BibTeX file, numbered from 1; a record is the
+    entry's fields with ``author`` turned into ``authors`` (a list of plain-text names), LaTeX
+    accents resolved and case-protecting braces dropped. Entries the parser had to leave out
+    are named in ``skipped``. Raises :class:`SeedError` when the text is no BibTeX or holds no
+    entry that can be read."""
+    entries = _parse(text)
+    _say_lost(text, entries, skipped)
+    if not entries:
+        raise SeedError("error", "no BibTeX entry could be read")
+    return [(number, _record(fields)) for number, fields in enumerate(entries, start=1)]
+
+
+def _parse(text: str) -> list[dict]:
+    """The entries bibtexparser reads in ``text`` (their fields, with ``ID`` and
+    ``ENTRYTYPE``). Raises :class:`SeedError` when it cannot parse the text."""
     from bibtexparser import loads
     from bibtexparser.bibdatabase import UndefinedString
     from bibtexparser.bparser import BibTexParser
@@ -39,8 +54,7 @@ def bib_records(text: str, skipped: list[str]) -> list[tuple[int, dict]]:
         parser.ignore_nonstandard_types = False
         parser.bib_database.strings.update((name, name) for name in undefined)
         try:
-            entries = loads(text, parser=parser).entries
-            break
+            return loads(text, parser=parser).entries
         except UndefinedString as exc:
             name = str(exc.args[0]) if exc.args else ""
             if not name or name in undefined or len(undefined) >= 100:
@@ -49,7 +63,11 @@ def bib_records(text: str, skipped: list[str]) -> list[tuple[int, dict]]:
             undefined.append(name)
         except Exception as exc:  # the parser (pyparsing) raises many kinds on broken input
             raise SeedError("error", f"not valid BibTeX: {exc}") from None
-    # the parser drops an entry it cannot read (an unbalanced brace) without a word: say it
+
+
+def _say_lost(text: str, entries: list[dict], skipped: list[str]) -> None:
+    """Name in ``skipped`` the entries begun in ``text`` that are not among ``entries``: the
+    parser drops an entry it cannot read (an unbalanced brace) without a word."""
     started = [key for kind, key in _BIB_ENTRY_RE.findall(text)
                if kind.lower() not in ("string", "comment", "preamble")]
     read = Counter(str(e.get("ID", "")) for e in entries)
@@ -63,23 +81,24 @@ def bib_records(text: str, skipped: list[str]) -> list[tuple[int, dict]]:
         shown = ", ".join(one_line(k)[:40] for k in lost[:5]) + (" …" if len(lost) > 5 else "")
         skipped.append(f"{len(lost)} entry(ies) that could not be read (unbalanced braces?) "
                        f"left out: {shown}")
-    if not entries:
-        raise SeedError("error", "no BibTeX entry could be read")
-    records = []
-    for number, fields in enumerate(entries, start=1):
-        record = dict(fields)
-        _put_back_braces(record, record.pop(BRACES_FIELD, ""))
-        if record.get(DERIVED_TITLE_FIELD, "").strip() == "derived":
-            record.pop("title", None)
-        for key in ("title", "abstract", "booktitle", "journal", "author"):
-            if isinstance(record.get(key), str):
-                record[key] = accented(record[key])
-        for key in ("title", "booktitle", "journal"):
-            if key in record:
-                record[key] = unbrace(record[key])
-        record["authors"] = [_latex_text(a) for a in _bib_names(record.pop("author", ""))]
-        records.append((number, record))
-    return records
+
+
+def _record(fields: dict) -> dict:
+    """One entry's record: braces put back where the export left them out, a derived title
+    dropped, LaTeX accents resolved, case-protecting braces dropped, and ``author`` made
+    ``authors``."""
+    record = dict(fields)
+    _put_back_braces(record, record.pop(BRACES_FIELD, ""))
+    if record.get(DERIVED_TITLE_FIELD, "").strip() == "derived":
+        record.pop("title", None)
+    for key in ("title", "abstract", "booktitle", "journal", "author"):
+        if isinstance(record.get(key), str):
+            record[key] = accented(record[key])
+    for key in ("title", "booktitle", "journal"):
+        if key in record:
+            record[key] = unbrace(record[key])
+    record["authors"] = [_latex_text(a) for a in _bib_names(record.pop("author", ""))]
+    return record
 
 
 def _put_back_braces(record: dict, spots: str) -> None:
