@@ -320,7 +320,7 @@ else:
             if self._suspended and not self.terminal_gone:
                 super()._sigcont_application()
 
-        def run_input_thread(self) -> None:  # noqa: C901
+        def run_input_thread(self) -> None:
             """Wait for input and post the events parsed from it."""
             selector = selectors.SelectSelector()
             selector.register(self.fileno, selectors.EVENT_READ)
