@@ -91,14 +91,15 @@ async def wait_for(pilot: Pilot, condition: Callable[[], bool], what: str,
 def busy(app: PapertrayApp) -> str | None:
     """What the browser is still doing that its user would see the end of, in words, or None
     when it is at rest: every key typed has acted, no sync line is shown and no worker runs
-    (opening, syncing, searching, reading a paper, writing marks), the table shows the answer
-    to the search bar's query under the status filter, the panel shows the cursor paper, and
-    every mark made is written."""
+    (opening, syncing, searching, reading a paper, writing marks; the poll aside), the table
+    shows the answer to the search bar's query under the status filter, the panel shows the
+    cursor paper, and every mark made is written."""
     if app.keys_waiting:
         return f"{app.keys_waiting} keys waiting their turn"
     if app.main_screen.query_one(SyncProgress).shown:
         return "the sync line is shown"
-    running = sorted(w.group for w in app.workers if not w.is_finished)
+    # (the poll for changed seed files runs every few seconds for good: nothing to wait for)
+    running = sorted(w.group for w in app.workers if not w.is_finished and w.group != "poll")
     if running:
         return f"workers running: {', '.join(running)}"
     asked = (app.search_bar.value, app.status_filter)
