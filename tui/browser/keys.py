@@ -12,18 +12,21 @@
                                                   └► Textual's routing (search bar, prompts,
                                                      help, palette)
 
-    an answer shown, the cursor paper shown, marks written,
+    an answer shown, the cursor paper shown, marks written, a screen built,
     a prompt opened or answered, the palette or help closed ──► _keys_may_go ─► _pump
 
 What the head of the queue waits for (:meth:`KeysApp._need_of`):
 
-* **the screen on top**: a prompt that is opening or was answered (the key is for its input,
-  or for the screen below), or the palette or help after the key that closes it
-  (:data:`WAIT_LIMIT_S` at most: an Enter that chooses no command leaves the palette open);
-* **the newest answer**, for a key to the table: the search bar has keys still to handle, a
-  search or a window of hits is on its way, or a mark's new status is not known yet (after
-  ``/wudi⏎t`` the ``t`` marks a hit of "wudi"; after ``u`` a ``t`` toggles the status the undo
-  gave back);
+* **the screen on top**: a screen a key before it opened, until it is built; a prompt that is
+  opening or was answered (the key is for its input, or for the screen below); the palette
+  or help after the key that closes it (:data:`WAIT_LIMIT_S` at most: an Enter that chooses
+  no command leaves the palette open);
+* **the palette's answer**, for Enter in the palette: the commands that match the text typed
+  before it (:data:`WAIT_LIMIT_S` at most);
+* **the newest answer**, for a key to the table: the library is opening or the first build
+  runs, the search bar has keys still to handle, a search or a window of hits is on its way,
+  or a mark's new status is not known yet (after ``/wudi⏎t`` the ``t`` marks a hit of
+  "wudi"; after ``u`` a ``t`` toggles the status the undo gave back);
 * **the cursor paper**, for a key whose action reads it (``a``, ``#``, the copy keys;
   :data:`WAIT_LIMIT_S` at most, then the action says it is still loading).
 
