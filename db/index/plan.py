@@ -19,7 +19,6 @@ from db.index.rows import prepare_file
 from db.models import FileReport
 from db.seeds.discover import discover
 from db.seeds.entry import Entry
-from db.seeds.parallel import parse_files
 from db.text import clean
 
 #: Called as ``progress(done, total)`` with counts of seed files read so far. It may raise
@@ -103,7 +102,7 @@ def plan_changes(conn: sqlite3.Connection, seed_paths: list[Path], force: bool =
         jobs.append((path, data))
         del data
         reports.append(FileReport(planned.display, "loaded"))  # its counts once it is parsed
-    with contextlib.closing(parse_files(jobs, prepare_file)) as parsed:
+    with _parsed(jobs) as parsed:
         for (done, at, planned), result in zip(to_parse, parsed, strict=True):
             (planned.collection, planned.entries, planned.status, planned.reason,
              prepared) = result
@@ -140,6 +139,17 @@ def plan_changes(conn: sqlite3.Connection, seed_paths: list[Path], force: bool =
 
 #: Said of a seed file that loaded before and cannot be read now (its papers are kept).
 KEPT_NOTE = "; its papers from the last good read are kept"
+
+
+def _parsed(jobs: list[tuple[Path, bytes]]) -> contextlib.AbstractContextManager:
+    """:func:`db.seeds.parallel.parse_files` of ``jobs`` (with :func:`prepare_file`), closed
+    on leaving; the parsers are imported only when there is a file to parse (a sync with
+    nothing to do, and ``stats``, skip their ~25 ms of imports)."""
+    if not jobs:
+        return contextlib.nullcontext(iter(()))
+    from db.seeds.parallel import parse_files
+
+    return contextlib.closing(parse_files(jobs, prepare_file))
 
 
 def _under(path: str, roots: list[Path]) -> bool:

@@ -9,7 +9,7 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from db.store.files import data_folders, database_of, identity
+from db.store.files import OwnFiles, data_folders, identity
 
 #: File endings read as seed files. Other files in a seed folder are ignored (a README, say).
 SEED_SUFFIXES = (".txt", ".json", ".jsonl", ".ndjson", ".csv", ".tsv", ".bib",
@@ -43,7 +43,7 @@ def discover(paths: list[Path]) -> Discovery:
     """
     files: dict[str, Path] = {}
     found = Discovery([], [], [])
-    own = data_folders()
+    own, own_files = data_folders(), OwnFiles()
     for given in paths:
         path = Path(os.path.expanduser(given))
         if path.is_dir() and (identity(path) in own or (
@@ -57,9 +57,9 @@ def discover(paths: list[Path]) -> Discovery:
                 dirs[:] = sorted(d for d in dirs if not d.startswith("."))
                 for name in names:
                     if not name.startswith(".") and name.lower().endswith(SEED_SUFFIXES):
-                        _add(Path(root) / name, files, found)
+                        _add(Path(root) / name, files, found, own_files)
         elif path.exists() or path.is_symlink():
-            _add(path, files, found)
+            _add(path, files, found, own_files)
         else:
             found.problems.append((str(path), "no such file or folder"))
             found.missing_roots.append(path.absolute())
@@ -67,7 +67,7 @@ def discover(paths: list[Path]) -> Discovery:
     return found
 
 
-def _add(path: Path, files: dict[str, Path], found: Discovery) -> None:
+def _add(path: Path, files: dict[str, Path], found: Discovery, own_files: OwnFiles) -> None:
     try:
         str(path).encode("utf-8")
     except UnicodeEncodeError:  # bytes that are no UTF-8 in the name (a file from another OS)
@@ -81,7 +81,7 @@ def _add(path: Path, files: dict[str, Path], found: Discovery) -> None:
                                else "cannot be read"))
         return
     if stat.S_ISREG(mode):
-        if database_of(path) is not None:  # (opening it would drop this process's locks)
+        if own_files.database_of(path) is not None:  # (opening it would drop our locks)
             found.problems.append((str(path), "papertray's own database file, not a seed file"))
             return
         files.setdefault(str(path.absolute()), path.absolute())

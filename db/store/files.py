@@ -63,25 +63,39 @@ def database_of(path: str | os.PathLike[str]) -> Path | None:
     """The registered database file that ``path`` is (or is a ``-wal``/``-shm``/
     ``-journal`` of): the same file by inode, through links and symlinks, or the same name
     when the file does not exist yet (a ``-journal`` SQLite may create); None if none. Only
-    ``stat`` is used."""
-    try:
-        target = os.stat(path)
-    except (OSError, ValueError):
-        target = None
-    try:
-        name = os.path.realpath(path)
-    except (OSError, ValueError):
-        return None
-    for database in registered():
-        for suffix in COMPANIONS:
-            companion = f"{database}{suffix}"
-            if name == os.path.realpath(companion):
-                return database
-            with contextlib.suppress(OSError):
-                st = os.stat(companion)
-                if target and (st.st_dev, st.st_ino) == (target.st_dev, target.st_ino):
-                    return database
-    return None
+    ``stat`` is used. (:class:`OwnFiles` checks many paths against one look at the
+    databases.)"""
+    return OwnFiles().database_of(path)
+
+
+class OwnFiles:
+    """The registered database files and their companions as they are now, by real name and
+    by ``(device, inode)``: :meth:`database_of` then costs one ``stat`` and one
+    ``realpath`` per path (seed discovery checks every file it finds)."""
+
+    def __init__(self) -> None:
+        self.by_name: dict[str, Path] = {}
+        self.by_identity: dict[tuple[int, int], Path] = {}
+        for database in registered():
+            for suffix in COMPANIONS:
+                companion = f"{database}{suffix}"
+                with contextlib.suppress(OSError, ValueError):
+                    self.by_name[os.path.realpath(companion)] = database
+                found = identity(companion)
+                if found:
+                    self.by_identity[found] = database
+
+    def database_of(self, path: str | os.PathLike[str]) -> Path | None:
+        """As :func:`database_of`, against the files as they were when this was made."""
+        if not self.by_name:
+            return None
+        found = identity(path)
+        if found and found in self.by_identity:
+            return self.by_identity[found]
+        try:
+            return self.by_name.get(os.path.realpath(path))
+        except (OSError, ValueError):
+            return None
 
 
 def identity(path: str | os.PathLike[str]) -> tuple[int, int] | None:
