@@ -28,8 +28,8 @@ from textual.worker import Worker, WorkerState
 
 from db.store.paths import DataPaths
 from db.text import one_line
-from tui.browser.ascii import AsciiCommandPalette, install_scroll_bars, key_name
-from tui.browser.commands import TriageCommands
+from tui.browser.ascii import install_scroll_bars, key_name
+from tui.browser.commands import AsciiCommandPalette, TriageCommands, TriagePalette
 from tui.browser.display import said
 from tui.browser.frames import FramesApp
 from tui.browser.keys import KeysApp
@@ -203,10 +203,9 @@ class PapertrayApp(ReaderTools, LibraryWorkers, MarkingApp, SyncingApp, Searchin
 
     def action_command_palette(self) -> None:
         """The command palette (in ASCII characters when the browser is)."""
-        if not self.ascii_only:
-            super().action_command_palette()
-        elif self.use_command_palette and not AsciiCommandPalette.is_open(self):
-            self.push_screen(AsciiCommandPalette(id="--command-palette"))
+        if self.use_command_palette and not TriagePalette.is_open(self):
+            palette = AsciiCommandPalette if self.ascii_only else TriagePalette
+            self.push_screen(palette(id="--command-palette"))
 
     def search_themes(self) -> None:
         if not self.ascii_only:

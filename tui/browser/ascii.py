@@ -3,14 +3,13 @@ cannot show Unicode): what Textual itself would draw in other characters.
 
 papertray's own glyphs come from :data:`tui.glyphs.ASCII_GLYPHS`; Textual's box borders are
 switched to its ``ascii`` border style by the ``-ascii`` class on every screen
-(``papertray.tcss``); this module gives the scroll bars, the key names and the command palette.
+(``papertray.tcss``); this module gives the scroll bars and the key names.
 """
 
 from __future__ import annotations
 
 from rich.segment import Segment, Segments
 from rich.style import Style
-from textual.command import CommandPalette, SearchIcon
 from textual.scrollbar import ScrollBar, ScrollBarRender
 
 
@@ -60,14 +59,3 @@ def key_name(shown: str, key: str) -> str:
     if shown.isascii():
         return shown
     return key.replace("ctrl+", "^")
-
-
-class AsciiCommandPalette(CommandPalette):
-    """The command palette with ``>`` for its magnifying-glass icon and "..." for "…"."""
-
-    def __init__(self, **kwargs) -> None:
-        placeholder = kwargs.pop("placeholder", "Search for commands…").replace("…", "...")
-        super().__init__(placeholder=placeholder, **kwargs)
-
-    def on_mount(self) -> None:
-        self.query_one(SearchIcon).icon = ">"

@@ -9,8 +9,60 @@ from __future__ import annotations
 from collections.abc import Iterator
 from functools import partial
 
+from textual import on
 from textual.binding import Binding
-from textual.command import DiscoveryHit, Hit, Hits, Provider
+from textual.command import (
+    CommandInput,
+    CommandPalette,
+    DiscoveryHit,
+    Hit,
+    Hits,
+    Provider,
+    SearchIcon,
+)
+from textual.widgets import Input
+from textual.worker import Worker
+
+from tui.browser.messages import KeysWelcome
+
+
+class TriagePalette(CommandPalette):
+    """Textual's command palette, saying whether the commands it shows are those for the text
+    typed into it (:attr:`answered`): an Enter typed right after the text waits for them
+    (:mod:`tui.browser.keys`), else it would choose from the commands of the text before."""
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self._searched = ""  # the text of the newest search started (the palette's own handler)
+
+    @on(Input.Changed)
+    def _text_changed(self, event: Input.Changed) -> None:
+        self._searched = event.value
+        self.app.post_message(KeysWelcome())
+
+    @on(Worker.StateChanged)
+    def _search_changed(self) -> None:
+        self.app.post_message(KeysWelcome())
+
+    @property
+    def answered(self) -> bool:
+        """Whether the commands shown are those for the text in the input: the palette has
+        seen the text's last change and no search of it runs."""
+        if self.query_one(CommandInput).value != self._searched:
+            return False
+        return not any(worker.node is self and not worker.is_finished
+                       for worker in self.app.workers)
+
+
+class AsciiCommandPalette(TriagePalette):
+    """The command palette with ``>`` for its magnifying-glass icon and "..." for "…"."""
+
+    def __init__(self, **kwargs) -> None:
+        placeholder = kwargs.pop("placeholder", "Search for commands…").replace("…", "...")
+        super().__init__(placeholder=placeholder, **kwargs)
+
+    def on_mount(self) -> None:
+        self.query_one(SearchIcon).icon = ">"
 
 
 class TriageCommands(Provider):

@@ -15,8 +15,9 @@ whatever their timing:
   order).
 * While the prompt opens (its input not focused yet) and once it is answered, it
   :attr:`~TextPrompt.holds_keys`: the keys that arrive wait in the app's input queue
-  (:mod:`tui.browser.keys`) until the prompt posts :class:`KeysWelcome`, so each key acts on
-  the screen on top once the keys before it acted.
+  (:mod:`tui.browser.keys`) until the prompt posts
+  :class:`~tui.browser.messages.KeysWelcome`, so each key acts on the screen on top once the
+  keys before it acted.
 """
 
 from __future__ import annotations
@@ -28,18 +29,12 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.events import DescendantFocus, Key
-from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from db.text import one_line
+from tui.browser.messages import KeysWelcome
 from tui.browser.widgets.search import QueryInput
-
-
-class KeysWelcome(Message):
-    """Posted to the app when a state keys wait for became ready (a prompt that held keys,
-    :attr:`TextPrompt.holds_keys`, has opened or closed): the keys queued meanwhile may go
-    on."""
 
 
 class TextPrompt(ModalScreen[str | None]):

@@ -47,7 +47,9 @@ from textual.screen import Screen
 from textual.timer import Timer
 
 from tui.browser.base import BrowserBase
-from tui.browser.editors import KeysWelcome, TextPrompt
+from tui.browser.commands import TriagePalette
+from tui.browser.editors import TextPrompt
+from tui.browser.messages import KeysWelcome
 from tui.browser.screens import HELP_CLOSE_KEYS, HelpScreen
 
 #: Seconds a key waits at most for the palette or help to close, or for the cursor paper to
@@ -213,7 +215,7 @@ class KeysApp(BrowserBase):
             return _Need("the screen on top", screen)
         if screen is self._closing_screen:
             return _Need("the screen on top", screen, limited=True)
-        if isinstance(screen, CommandPalette) and _is_enter(event) and self._palette_busy(screen):
+        if isinstance(screen, TriagePalette) and _is_enter(event) and self._palette_busy(screen):
             return _Need("the palette's answer", screen, limited=True)
         if _is_quit(event) or screen is not self.main_screen or self.focused is not self.table:
             return None
@@ -230,12 +232,12 @@ class KeysApp(BrowserBase):
                 return _Need("the cursor paper", paper_id, limited=True)
         return None
 
-    def _palette_busy(self, palette: CommandPalette) -> bool:
+    def _palette_busy(self, palette: TriagePalette) -> bool:
         """Whether the palette has yet to show the commands that match what was typed into it:
-        keys sent to it are still on their way to its input, or its search runs."""
+        keys sent to it are still on their way to its input, or it has not searched their
+        text yet."""
         typing = self._typing_into is not None and self._typing_into[0] is palette
-        return typing or any(worker.node is palette and not worker.is_finished
-                             for worker in self.workers)
+        return typing or not palette.answered
 
     def _typed(self, token: object) -> None:
         """The palette's input has handled the key of ``token`` (and those before it)."""

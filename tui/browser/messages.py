@@ -160,3 +160,9 @@ class Exported(WorkerMessage):
     def __init__(self, path: str, count: int, error: str = "") -> None:
         super().__init__()
         self.path, self.count, self.error = path, count, error
+
+
+class KeysWelcome(Message):
+    """Posted to the app when a state keys wait for became ready (a prompt that held keys,
+    :attr:`TextPrompt.holds_keys`, has opened or closed): the keys queued meanwhile may go
+    on."""
