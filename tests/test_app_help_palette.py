@@ -111,5 +111,5 @@ async def test_ctrl_z_suspends_over_every_screen(tmp_path: Path) -> None:
             await pilot.press("escape")
             await wait_for(pilot, lambda: len(app.screen_stack) == 1, "the screen to close")
         await pilot.press("ctrl+z")
-    assert suspended == ["TextPrompt", "TextPrompt", "HelpScreen", "CommandPalette",
+    assert suspended == ["TextPrompt", "TextPrompt", "HelpScreen", "TriagePalette",
                          "Screen"]

@@ -138,3 +138,43 @@ async def test_keys_typed_during_the_first_build_act_on_the_built_index(
     with Library([seeds], data) as library:
         marked = [h.name for h in library.search("", None, 50, 0).hits if h.status != "new"]
     assert marked == ["WUDI-Merging"]
+
+
+async def test_edits_typed_into_the_palette_in_one_burst_apply_in_order(tmp_path: Path) -> None:
+    """``ctrl+p``, then ``undp ⌫ o`` in one burst gives "undo": the Backspace acted after the
+    ``o`` had gone in ("undp"), and Enter could run another command than the one typed."""
+    app = shipped_app(tmp_path)[0]
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+p")
+        await wait_for(pilot, lambda: isinstance(app.screen, CommandPalette)
+                       and app.screen.query_one(CommandInput).has_focus, "the palette to open")
+        burst(app, [*"undp", "backspace", "o"])
+        await wait_for(pilot, lambda: not app.keys_waiting
+                       and app.screen.query_one(CommandInput).value == "undo",
+                       "the text typed", state=lambda: app.screen.query_one(CommandInput).value)
+
+
+async def test_a_sync_with_nothing_shown_does_not_hold_the_keys(tmp_path: Path,
+                                                                monkeypatch) -> None:
+    """Under the read filter with no read paper, a sync of a changed seed file runs: ``1``
+    shows every paper at once (it waited for the end of the sync, as during the first
+    build)."""
+    app, seeds, _ = shipped_app(tmp_path, poll_seconds=0.1)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await pilot.press("4")
+        await settle(pilot)
+        assert app.table.row_count == 0
+        gate = _gated(monkeypatch, "sync")
+        seed = sorted(seeds.iterdir())[0]
+        seed.write_text(seed.read_text() + "\n\nA new abstract on graph sparsification.\n")
+        sync_line = app.main_screen.query_one(SyncProgress)
+        await wait_for(pilot, lambda: sync_line.shown, "the sync")
+        await pilot.press("1")
+        await wait_for(pilot, lambda: app.answered == ("", "all") and app.table.row_count,
+                       "every paper, during the sync")
+        assert sync_line.shown
+        gate.set()
+        await settle(pilot)
+        assert app.header.counts["all"] == 36

@@ -21,8 +21,9 @@ What the head of the queue waits for (:meth:`KeysApp._need_of`):
   opening or was answered (the key is for its input, or for the screen below); the palette
   or help after the key that closes it (:data:`WAIT_LIMIT_S` at most: an Enter that chooses
   no command leaves the palette open);
-* **the palette's answer**, for Enter in the palette: the commands that match the text typed
-  before it (:data:`WAIT_LIMIT_S` at most);
+* **the palette's answer**, for a key to the palette: its input has handled the key before
+  it (its edits then come in the order typed), and for Enter, the commands that match the
+  text are shown (:data:`WAIT_LIMIT_S` at most);
 * **the newest answer**, for a key to the table: the library is opening or the first build
   runs, the search bar has keys still to handle, a search or a window of hits is on its way,
   or a mark's new status is not known yet (after ``/wudi⏎t`` the ``t`` marks a hit of
@@ -215,14 +216,16 @@ class KeysApp(BrowserBase):
             return _Need("the screen on top", screen)
         if screen is self._closing_screen:
             return _Need("the screen on top", screen, limited=True)
-        if isinstance(screen, TriagePalette) and _is_enter(event) and self._palette_busy(screen):
+        if isinstance(screen, TriagePalette) and not _is_quit(event) and (
+                (self._typing_into is not None and self._typing_into[0] is screen)
+                or (_is_enter(event) and not screen.answered)):
             return _Need("the palette's answer", screen, limited=True)
         if _is_quit(event) or screen is not self.main_screen or self.focused is not self.table:
             return None
         if self.lib is None:
             return _Need("the newest answer") if self.opening else None
         if (self._awaiting_input or self._search_pending or self._unpredicted_pending
-                or self.table.moving or (self._syncing and not self.table.row_count)):
+                or self.table.moving or (self._syncing and not self.header.counts.get("all"))):
             return _Need("the newest answer")
         paper_id = self.table.current_id
         if (isinstance(event, events.Key) and paper_id is not None
@@ -231,13 +234,6 @@ class KeysApp(BrowserBase):
             if active is not None and active.binding.action.startswith(_PAPER_ACTIONS):
                 return _Need("the cursor paper", paper_id, limited=True)
         return None
-
-    def _palette_busy(self, palette: TriagePalette) -> bool:
-        """Whether the palette has yet to show the commands that match what was typed into it:
-        keys sent to it are still on their way to its input, or it has not searched their
-        text yet."""
-        typing = self._typing_into is not None and self._typing_into[0] is palette
-        return typing or not palette.answered
 
     def _typed(self, token: object) -> None:
         """The palette's input has handled the key of ``token`` (and those before it)."""
@@ -303,14 +299,27 @@ class KeysApp(BrowserBase):
             active = main.active_bindings.get(event.key)
             if active is not None and await self.run_action(active.binding.action, active.node):
                 return
+        elif isinstance(self.screen, TriagePalette) and event.key not in ("escape", "enter"):
+            await self._to_palette(event)
+            return
         elif ((event.key in ("escape", "enter") and isinstance(self.screen, CommandPalette))
               or (event.key in HELP_CLOSE_KEYS and isinstance(self.screen, HelpScreen))):
             self._closing_screen, self._given_up = self.screen, None  # the next keys wait for it
         await super().on_event(event)
-        if isinstance(self.screen, CommandPalette) and self.focused is not None:
-            token = object()  # Enter waits until the input has handled this key
-            self._typing_into = (self.screen, token)
-            self.focused.call_later(self._typed, token)
+
+    async def _to_palette(self, event: events.Key) -> None:
+        """A key for the palette's text, in the order typed: an editing key of its input
+        (Backspace, ctrl+w...) runs its binding here, as the table's keys do; the next key
+        waits until the input has handled this one (:meth:`_need_of`)."""
+        palette, field = self.screen, self.focused
+        active = palette.active_bindings.get(event.key)
+        if not (field is not None and active is not None and active.node is field
+                and await self.run_action(active.binding.action, field)):
+            await super().on_event(event)
+        if field is not None:
+            token = object()
+            self._typing_into = (palette, token)
+            field.call_later(self._typed, token)
 
 
 def _is_quit(event: Input) -> bool:
