@@ -16,8 +16,10 @@ from textual.command import CommandInput, CommandPalette
 
 from db import Library
 from tests.tui_support import (
+    PARM,
     app_on,
     burst,
+    burst_until_exit,
     record_notifications,
     settle,
     shipped_app,
@@ -29,7 +31,6 @@ from tui.browser import keys
 from tui.browser.app import PapertrayApp
 from tui.browser.editors import TextPrompt
 
-PARM = "0412d482992496cb"  # the first paper of the shipped seeds (the cursor's at start)
 EDITORS = {"a": "note", "number_sign": "tag"}
 #: The two keys of each burst, and whether the text typed before them is saved.
 BURSTS = [(("enter", "escape"), True), (("enter", "enter"), True),
@@ -343,10 +344,6 @@ async def test_ctrl_q_in_an_editor_saves_what_was_typed(tmp_path: Path, key: str
 
 async def test_ctrl_q_after_esc_in_an_editor_saves_nothing(tmp_path: Path) -> None:
     """Esc drops the note typed, ctrl+q right behind it does not save it after all."""
-    app, seeds, data = shipped_app(tmp_path)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settle(pilot)
-        burst(app, ["a", *"gone", "escape", "ctrl+q"])
-        await wait_for(pilot, lambda: not app.is_running, "the app to exit")
+    seeds, data = await burst_until_exit(tmp_path, ["a", *"gone", "escape", "ctrl+q"])
     with Library([seeds], data) as library:
         assert library.get(PARM).note == ""

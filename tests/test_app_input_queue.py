@@ -12,9 +12,11 @@ from textual.command import CommandInput, CommandPalette
 
 from db import Library
 from tests.tui_support import (
+    PARM,
     _panel_text,
     app_on,
     burst,
+    burst_until_exit,
     settle,
     shipped_app,
     shipped_copy,
@@ -22,8 +24,6 @@ from tests.tui_support import (
 )
 from tui.browser.screens import HelpScreen
 from tui.browser.widgets import SyncProgress
-
-PARM = "0412d482992496cb"  # the first paper of the shipped seeds (the cursor's at start)
 
 
 @pytest.mark.parametrize("opener", ["question_mark", "f1", "ctrl+p"])
@@ -47,11 +47,7 @@ async def test_a_quit_with_the_palette_over_the_note_editor_saves_the_note(
         tmp_path: Path) -> None:
     """``a hi ctrl+p ctrl+q``: the palette opened over the note editor is closed and the note
     saved, as a quit from the editor does; it was dropped."""
-    app, seeds, data = shipped_app(tmp_path)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settle(pilot)
-        burst(app, ["a", *"hi", "ctrl+p", "ctrl+q"])
-        await wait_for(pilot, lambda: not app.is_running, "the app to exit")
+    seeds, data = await burst_until_exit(tmp_path, ["a", *"hi", "ctrl+p", "ctrl+q"])
     with Library([seeds], data) as library:
         assert library.get(PARM).note == "hi"
 

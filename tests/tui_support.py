@@ -27,6 +27,8 @@ ROOT = Path(__file__).resolve().parent.parent
 SHIPPED_SEEDS = ROOT / "seeds"
 ODD_SEEDS = Path(__file__).resolve().parent / "data" / "seeds-odd"
 DEADLINE_S = 30.0
+#: The first paper of the shipped seeds (the cursor's at start), by its full id.
+PARM = "0412d482992496cb"
 
 
 def copy_files(target: Path, files: Iterable[Path]) -> Path:
@@ -129,6 +131,17 @@ async def type_text(pilot: Pilot, text: str) -> None:
     assert isinstance(app, PapertrayApp)
     burst(app, ["space" if ch == " " else ch for ch in text])
     await pilot.pause()
+
+
+async def burst_until_exit(tmp_path: Path, keys: Iterable[str]) -> tuple[Path, Path]:
+    """Run the browser on a copy of the shipped seeds, send ``keys`` in one burst and wait
+    until the app has exited; returns ``(seeds, data_dir)`` to read what is on disk."""
+    app, seeds, data = shipped_app(tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        burst(app, keys)
+        await wait_for(pilot, lambda: not app.is_running, "the app to exit")
+    return seeds, data
 
 
 def burst(app: PapertrayApp, keys: Iterable[str]) -> None:

@@ -328,7 +328,7 @@ def _after_filter(pieces: list[re.Match[str]], i: int) -> bool:
 
 def _filter(q: Query, word: str, negated: bool = False) -> bool:
     """Apply ``word`` to ``q`` if it is a filter (``is:``, ``has:``, ``in:``, ``tag:``, ``au:``;
-    with ``negated`` the papers it names are excluded). Returns whether it was one."""
+    with ``negated`` the papers it names are excluded). Returns True when ``word`` is a filter."""
     key, sep, value = word.partition(":")
     apply = _FILTERS.get(key.lower()) if sep else None
     if apply is None:
