@@ -1,15 +1,24 @@
-"""``papertray serve``: the real command on a free loopback port answers the browser's page."""
+"""``papertray serve``: the real command on a free port answers the browser's page, names the
+websocket at ``--public-url``, asks for the token it printed wherever it is needed, and refuses
+websockets from other sites."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import re
+import selectors
 import socket
 import subprocess
 import sys
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
+
+import aiohttp
+import pytest
 
 from tests.tui_support import shipped_copy
 
@@ -22,31 +31,45 @@ def _free_port() -> int:
         return sock.getsockname()[1]
 
 
-def _get(url: str) -> tuple[int, str]:
-    with urllib.request.urlopen(url, timeout=5) as response:
-        return response.status, response.read().decode("utf-8")
+def _get(url: str, headers: dict[str, str] | None = None) -> tuple[int, str, str]:
+    """The status, the body and the Set-Cookie header of a GET; an HTTP error is a status too."""
+    request = urllib.request.Request(url, headers=headers or {})
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return (response.status, response.read().decode("utf-8"),
+                    response.headers.get("Set-Cookie", ""))
+    except urllib.error.HTTPError as error:
+        return error.code, error.read().decode("utf-8"), ""
 
 
-def test_serve_answers_the_page_on_loopback_and_stops(tmp_path: Path) -> None:
+def _serving_line(server: subprocess.Popen) -> str:
+    """The line in which the server says where it serves, read as it comes (30 s at most)."""
+    assert server.stderr is not None
+    end = time.monotonic() + DEADLINE_S
+    text = ""
+    with selectors.DefaultSelector() as selector:
+        selector.register(server.stderr, selectors.EVENT_READ)
+        while "serving on" not in text:
+            assert time.monotonic() < end, f"papertray serve never said it serves: {text!r}"
+            if selector.select(timeout=0.5):
+                line = server.stderr.readline()
+                assert line, f"papertray serve ended: {text!r}"
+                text += line
+    return text.strip().splitlines()[-1]
+
+
+@contextlib.contextmanager
+def _serving(tmp_path: Path, *options: str) -> Iterator[tuple[int, str, list[str]]]:
+    """A running ``papertray serve`` on a free port: (the port, its serving line, the lines it
+    wrote on stderr once stopped, filled in on exit)."""
     port = _free_port()
     command = [sys.executable, "-m", "tui", "--seeds", str(shipped_copy(tmp_path)),
-               "--data-dir", str(tmp_path / "data"), "serve", "--port", str(port)]
-    server = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+               "--data-dir", str(tmp_path / "data"), "serve", "--port", str(port), *options]
+    server = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                               stdin=subprocess.DEVNULL, text=True)
+    after: list[str] = []
     try:
-        end = time.monotonic() + DEADLINE_S
-        while True:
-            try:
-                status, page = _get(f"http://127.0.0.1:{port}/")
-                break
-            except (urllib.error.URLError, ConnectionError):
-                assert server.poll() is None, server.communicate()[1]
-                assert time.monotonic() < end, "papertray serve never answered"
-                time.sleep(0.1)
-        assert status == 200
-        assert "<div>papertray</div>" in page  # the title on the page's start dialog
-        assert f"ws://127.0.0.1:{port}/ws" in page  # where the page connects to the app
-        assert _get(f"http://127.0.0.1:{port}/static/js/textual.js")[0] == 200
+        yield port, _serving_line(server), after
     finally:
         server.terminate()
         with contextlib.suppress(subprocess.TimeoutExpired):
@@ -54,6 +77,100 @@ def test_serve_answers_the_page_on_loopback_and_stops(tmp_path: Path) -> None:
         if server.poll() is None:
             server.kill()
             server.wait()
-    stderr = server.stderr.read() if server.stderr else ""
-    assert f"papertray: serving on http://127.0.0.1:{port}" in stderr
-    assert "Traceback" not in stderr
+        after.extend((server.stderr.read() if server.stderr else "").splitlines())
+
+
+async def _websocket_status(url: str, **options) -> int:
+    """101 when a websocket to ``url`` opens (it is then closed), else the HTTP status."""
+    async with aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True)) as session:
+        cookie = options.pop("cookie", None)
+        if cookie:
+            session.cookie_jar.update_cookies({cookie[0]: cookie[1]})
+        try:
+            async with session.ws_connect(url, timeout=aiohttp.ClientWSTimeout(ws_close=10),
+                                          **options):
+                return 101
+        except aiohttp.WSServerHandshakeError as error:
+            return error.status
+
+
+def test_serve_answers_the_page_on_loopback_and_stops(tmp_path: Path) -> None:
+    with _serving(tmp_path) as (port, line, after):
+        status, page, cookie = _get(f"http://127.0.0.1:{port}/")
+        assert status == 200
+        assert "<div>papertray</div>" in page  # the title on the page's start dialog
+        assert f"ws://127.0.0.1:{port}/ws" in page  # where the page connects to the app
+        assert cookie == ""  # loopback without --token: no token
+        assert _get(f"http://127.0.0.1:{port}/static/js/textual.js")[0] == 200
+    assert line == f"papertray: serving on http://127.0.0.1:{port}/ (ctrl+c stops)"
+    assert not any("Traceback" in text for text in after)
+
+
+def test_serve_page_connects_to_the_public_url_behind_a_tunnel(tmp_path: Path) -> None:
+    with _serving(tmp_path, "--public-url", "https://localhost:9443/") as (port, line, _):
+        status, page, _ = _get(f"http://127.0.0.1:{port}/")
+        assert status == 200
+        assert 'data-session-websocket-url="wss://localhost:9443/ws"' in page
+        assert "https://localhost:9443/static/" in page
+        assert f"127.0.0.1:{port}" not in page
+    assert line == "papertray: serving on https://localhost:9443/ (ctrl+c stops)"
+
+
+@pytest.mark.parametrize("options", [("--host", "0.0.0.0"), ("--token",)],
+                         ids=["every-address", "loopback-with-token"])
+def test_serve_asks_every_request_for_the_token_it_printed_once(
+        tmp_path: Path, options: tuple[str, ...]) -> None:
+    with _serving(tmp_path, *options) as (port, line, after):
+        printed = re.fullmatch(r"papertray: serving on (http://\S+/)\?token=([\w-]+) "
+                               r"\(ctrl\+c stops\)", line)
+        assert printed, line
+        token = printed[2]
+        assert len(token) >= 40  # secrets.token_urlsafe(32)
+        base = f"http://127.0.0.1:{port}"
+        for path in ("/", "/?token=wrong", f"/?token={token[:-1]}", "/static/js/textual.js",
+                     "/download/x"):
+            assert _get(base + path)[0] == 403, path
+        status, page, cookie = _get(f"{base}/?token={token}")
+        assert status == 200 and "<div>papertray</div>" in page
+        assert cookie.startswith(f"papertray-token-{port}={token};")
+        assert "HttpOnly" in cookie and "SameSite=Strict" in cookie
+        assert _get(f"{base}/static/js/textual.js",
+                    {"Cookie": f"papertray-token-{port}={token}"})[0] == 200
+        assert asyncio.run(_websocket_status(f"ws://127.0.0.1:{port}/ws")) == 403
+        assert asyncio.run(_websocket_status(
+            f"ws://127.0.0.1:{port}/ws", cookie=(f"papertray-token-{port}", "wrong"))) == 403
+        assert asyncio.run(_websocket_status(
+            f"ws://127.0.0.1:{port}/ws", cookie=(f"papertray-token-{port}", token))) == 101
+    assert sum(token in text for text in [line, *after]) == 1  # said once
+
+
+def test_serve_refuses_a_websocket_opened_by_another_site(tmp_path: Path) -> None:
+    with _serving(tmp_path) as (port, _, _):
+        url = f"ws://127.0.0.1:{port}/ws"
+        assert asyncio.run(_websocket_status(
+            url, headers={"Origin": "https://evil.example"})) == 403
+        assert asyncio.run(_websocket_status(
+            url, headers={"Origin": f"http://127.0.0.1.evil.example:{port}"})) == 403
+        assert asyncio.run(_websocket_status(
+            url, headers={"Origin": f"http://localhost:{port}"})) == 101
+
+
+def test_serve_on_a_port_in_use_says_so_and_never_that_it_serves(tmp_path: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = subprocess.run(
+            [sys.executable, "-m", "tui", "--data-dir", str(tmp_path / "data"), "serve",
+             "--port", str(port)], capture_output=True, text=True, timeout=60,
+            stdin=subprocess.DEVNULL)
+    assert result.returncode == 1
+    assert "serving on" not in result.stderr
+    assert "address already in use" in result.stderr
+    assert result.stderr.count("\n") == 1, result.stderr
+
+
+def test_serve_refuses_a_public_url_with_a_path(run_cli) -> None:
+    result = run_cli("serve", "--public-url", "http://localhost:9000/papers")
+    assert result.exit_code != 0
+    assert "is not like http://localhost:9000" in result.stderr

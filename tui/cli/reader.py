@@ -1,14 +1,10 @@
-"""``papertray similar / note / tag / serve``: the reader's tools after the first skim.
+"""``papertray similar / note / tag``: the reader's tools after the first skim.
 
 ``similar`` prints hits in the shape of ``search``; ``note`` and ``tag`` print changes in the
-shape of ``mark`` (each undoable with ``papertray undo``); ``serve`` runs the browser in a web
-page with textual-serve.
+shape of ``mark`` (each undoable with ``papertray undo``).
 """
 
 from __future__ import annotations
-
-import shlex
-import sys
 
 import click
 
@@ -80,28 +76,7 @@ def tag(obj, paper_id: str, names: tuple[str, ...], remove: bool, as_json: bool)
     print_changes(changes, as_json, f"{verb} {len(changes)} tag(s)")
 
 
-@click.command()
-@click.option("--host", default="127.0.0.1", show_default=True,
-              help="The address to listen on (keep the default and use an SSH tunnel).")
-@click.option("--port", type=click.IntRange(1, 65535), default=8000, show_default=True)
-@click.pass_context
-def serve(ctx: click.Context, host: str, port: int) -> None:
-    """Serve the browser as a web page (textual-serve) until ctrl+c."""
-    from textual_serve.server import Server
-
-    obj = ctx.obj
-    command = [sys.executable, "-m", "tui"]
-    for seed in obj.seeds or ():
-        command += ["--seeds", seed]
-    if obj.data_dir:
-        command += ["--data-dir", obj.data_dir]
-    if obj.ascii_only:
-        command.append("--ascii")
-    click.echo(f"papertray: serving on http://{host}:{port} (ctrl+c stops)", err=True)
-    Server(shlex.join(command), host=host, port=port, title="papertray").serve()
-
-
 def register(cli: click.Group) -> None:
-    """Add ``similar``, ``note``, ``tag`` and ``serve`` to ``cli``."""
-    for command in (similar, note, tag, serve):
+    """Add ``similar``, ``note`` and ``tag`` to ``cli``."""
+    for command in (similar, note, tag):
         cli.add_command(command)
