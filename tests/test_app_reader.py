@@ -3,8 +3,12 @@
 
 from __future__ import annotations
 
+import os
+import shutil
+import subprocess
 from pathlib import Path
 
+import pytest
 from textual.command import CommandList
 
 from db import Library
@@ -149,17 +153,47 @@ async def test_y_Y_c_copy_link_abstract_and_bibtex(tmp_path: Path) -> None:
             parm = library.get(PARM)
         await pilot.press("y")
         assert app.clipboard == "https://github.com/Baijiong-Lin/PARM"
-        assert notes[-1] == "copied the link https://github.com/Baijiong-Lin/PARM"
+        assert notes[-1] == ("sent the link https://github.com/Baijiong-Lin/PARM to the "
+                             "terminal's clipboard (OSC 52)")
         await pilot.press("Y")
         assert app.clipboard == render_plain(parm.abstract_markup)
         assert app.clipboard.startswith("Multi-objective test-time alignment aims to adapt")
-        assert notes[-1] == f"copied the abstract of PARM ({len(app.clipboard):,} characters)"
+        assert notes[-1] == (f"sent the abstract of PARM ({len(app.clipboard):,} characters) "
+                             "to the terminal's clipboard (OSC 52)")
         await pilot.press("c")
         assert app.clipboard == bibtex_entry(parm, with_abstract=False)
         assert app.clipboard.startswith(
             "@inproceedings{2025parm_0412d482,\n  title = {PARM: Multi-objective")
         assert "abstract" not in app.clipboard and "year = {2025}" in app.clipboard
-        assert notes[-1] == "copied the BibTeX entry 2025parm_0412d482"
+        assert notes[-1] == ("sent the BibTeX entry 2025parm_0412d482 to the terminal's "
+                             "clipboard (OSC 52)")
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed: the test asks "
+                    "a real tmux server for its set-clipboard (.ci/run installs it)")
+async def test_y_inside_tmux_says_how_to_let_the_copy_through_until_set_clipboard_is_on(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """tmux's default set-clipboard (external) keeps a program's OSC 52: "copied" was untrue."""
+    server = ["tmux", "-L", f"papertray-clipboard-{os.getpid()}", "-f", os.devnull]
+    subprocess.run([*server, "new-session", "-d"], check=True, timeout=30)
+    try:
+        where = subprocess.run([*server, "display", "-p", "#{socket_path},#{pid},0"],
+                               check=True, capture_output=True, text=True, timeout=30)
+        monkeypatch.setenv("TMUX", where.stdout.strip())  # as inside a pane of that server
+        app = shipped_app(tmp_path)[0]
+        notes = record_notifications(app)
+        async with app.run_test(size=(100, 30)) as pilot:
+            await settle(pilot)
+            await pilot.press("y")
+            assert notes[-1] == ("sent the link https://github.com/Baijiong-Lin/PARM to the "
+                                 "terminal's clipboard (OSC 52); for tmux to pass it on: "
+                                 "set -g set-clipboard on")
+            subprocess.run([*server, "set", "-g", "set-clipboard", "on"], check=True, timeout=30)
+            await pilot.press("c")
+            assert notes[-1] == ("sent the BibTeX entry 2025parm_0412d482 to the terminal's "
+                                 "clipboard (OSC 52)")
+    finally:
+        subprocess.run([*server, "kill-server"], capture_output=True, timeout=30)
 
 
 async def test_Y_on_a_paper_without_abstract_says_so_and_keeps_the_clipboard(
@@ -259,3 +293,17 @@ async def test_a_note_too_long_for_a_note_is_said_to_be_cut(tmp_path: Path) -> N
                          "saved"]
         with Library([seeds], data) as library:
             assert library.get(PARM).note == "word " * 400
+
+
+async def test_settings_that_cannot_be_written_are_said_not_remembered_once(
+        tmp_path: Path) -> None:
+    app, _seeds, data = shipped_app(tmp_path)
+    (data / "settings.json").mkdir(parents=True)  # no file can be written in its place
+    notes = record_notifications(app)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await pilot.press("L", "L", "3")  # two layouts and a filter: three settings not written
+        await settle(pilot)
+    assert [n for n in notes if "remembered" in n] == [
+        f"the filter, theme and layout are not remembered: {data / 'settings.json'} cannot be "
+        "written"]

@@ -338,7 +338,7 @@ def test_ascii_draws_every_screen_in_ascii(tmp_path: Path) -> None:
         terminal.keys("t")
         screens["marked"] = terminal.wait_for("> to-read 1")
         terminal.keys("y")
-        screens["notification"] = terminal.wait_for("copied")
+        screens["notification"] = terminal.wait_for("sent the link")
         terminal.keys("#")
         screens["tags"] = terminal.wait_for("Tags for")
         terminal.keys("Escape")

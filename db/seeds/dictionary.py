@@ -9,6 +9,8 @@ import os
 from functools import lru_cache
 from pathlib import Path
 
+from db.store.files import make_private
+
 #: Folder where the dictionary is kept as a word list (set by :func:`cache_dictionary_in`).
 _dictionary_folder: Path | None = None
 
@@ -36,6 +38,7 @@ def _dictionary() -> frozenset[str]:
             copy = _dictionary_folder / f"dictionary-{st.st_size}-{st.st_mtime_ns}.words"
             kept = frozenset(copy.read_text(encoding="utf-8").split("\n"))
             if len(kept) > 10_000:  # anything shorter was damaged: build it again
+                make_private(copy)  # a list an older papertray left readable by all
                 return kept
         except (OSError, UnicodeDecodeError):
             pass

@@ -163,7 +163,8 @@ def looks_like_sqlite(path: Path) -> bool:
 
 
 def make_private(path: Path) -> None:
-    """Make ``path`` readable and writable by its owner only (0600), by ``chmod``: SQLite makes
+    """Make ``path`` readable and writable by its owner only (0600), by ``chmod``, for a file
+    made before papertray wrote privately (:func:`db.store.paths.write_privately`): SQLite makes
     the ``-wal`` and ``-shm`` files with the database file's mode. Errors are ignored (a file
     of another owner keeps its mode; the folder is 0700 anyway)."""
     with contextlib.suppress(OSError):

@@ -1,5 +1,5 @@
-"""Where papertray keeps its two files (folders with owner-only permissions), and how files
-the reader asks for are written."""
+"""Where papertray keeps its two files, that everything it writes is its owner's only
+(:func:`write_privately`), and how files the reader asks for are written."""
 
 from __future__ import annotations
 
@@ -15,6 +15,22 @@ from db.store.files import refuse_database
 
 INDEX_FILE = "index.sqlite"
 MARKS_FILE = "marks.sqlite"
+#: The file mode bits no file or folder papertray makes ever has: none for the group or others.
+PRIVATE_UMASK = 0o077
+
+
+def write_privately() -> None:
+    """Make every file and folder this process and its children create from now on readable
+    and writable by their owner only (0600 and 0700), whatever the user's umask.
+
+    Both front ends call it as they start, before anything is written: the index and its
+    ``-wal``, ``-shm`` and journal, the marks and their backups, the dictionary, the settings,
+    exports, temporary files renamed into place and the folders are then all private, however
+    they are made (SQLite, ``open``, ``os.replace`` of a temporary file, worker processes). It
+    sets the process's umask: a stricter umask the user has is kept.
+    """
+    current = os.umask(PRIVATE_UMASK)
+    os.umask(current | PRIVATE_UMASK)
 
 
 @dataclass(frozen=True, slots=True)

@@ -26,7 +26,7 @@ from textual.css.query import NoMatches
 from textual.driver import Driver
 from textual.worker import Worker, WorkerState
 
-from db.store.paths import DataPaths
+from db.store.paths import DataPaths, write_privately
 from db.text import one_line
 from tui.browser.ascii import install_scroll_bars, key_name
 from tui.browser.commands import AsciiCommandPalette, TriageCommands, TriagePalette
@@ -117,11 +117,11 @@ class PapertrayApp(ReaderTools, LibraryWorkers, MarkingApp, SyncingApp, Searchin
         Binding("number_sign", "add_tags", "tag", show=False, id="app.tag",
                 tooltip="Tag the paper (find tags with tag:NAME; -NAME removes one)"),
         Binding("y", "copy('link')", "copy link", show=False, id="app.copy-link",
-                tooltip="Copy the paper's link to the clipboard (works over SSH)"),
+                tooltip="Send the paper's link to the terminal's clipboard (OSC 52, over SSH too)"),
         Binding("Y", "copy('abstract')", "copy abstract", show=False, id="app.copy-abstract",
-                tooltip="Copy the abstract to the clipboard"),
+                tooltip="Send the abstract to the terminal's clipboard (OSC 52)"),
         Binding("c", "copy('citation')", "copy BibTeX", show=False, id="app.copy-citation",
-                tooltip="Copy a BibTeX citation of the paper to the clipboard"),
+                tooltip="Send a BibTeX citation of the paper to the terminal's clipboard"),
         Binding("L", "cycle_layout", "layout", show=False, id="app.layout",
                 tooltip="Switch the layout: automatic, stacked, side by side"),
         Binding("e", "export", "export", show=False, id="app.export",
@@ -315,8 +315,10 @@ def make_app(seeds: list[str] | None = None, data_dir: str | None = None,
     ``data_dir`` (None: ``$PAPERTRAY_DATA_DIR`` or the platform folders).
 
     ``options`` go to :class:`PapertrayApp` (``page_size``, ``ascii_only``, ``poll_seconds``,
-    ``debounce_seconds``); the CLI passes none.
+    ``debounce_seconds``); the CLI passes none. Everything the browser writes from then on is
+    its owner's only (:func:`db.store.paths.write_privately`).
     """
+    write_privately()
     return PapertrayApp(seeds, data_dir, **options)
 
 

@@ -4,9 +4,14 @@ keys: ``s`` ``S`` ``a`` ``#`` ``y`` ``Y`` ``c`` ``L``).
 
 Copying uses OSC 52 (Textual's ``copy_to_clipboard``): the text goes to the clipboard of the
 terminal the reader sits at, also over SSH, where opening a link on the remote box is no use.
+Whether the terminal takes it cannot be known, so the notification says the text was sent, and
+how to let it through where it is known not to pass (:func:`clipboard_hint`).
 """
 
 from __future__ import annotations
+
+import os
+import subprocess
 
 from db.marks.notes import MAX_NOTE_CHARS
 from db.models import LibraryError, Paper
@@ -22,6 +27,25 @@ BREAKPOINTS = {"auto": [(0, "-narrow"), (WIDE_AT, "-wide")], "stacked": [(0, "-n
                "side": [(0, "-wide")]}
 
 
+#: What makes tmux pass a program's OSC 52 on (its default, ``external``, keeps it).
+TMUX_HINT = "for tmux to pass it on: set -g set-clipboard on"
+
+
+def clipboard_hint(in_web_page: bool) -> str:
+    """What the reader must do for a copy to reach the clipboard where it is known not to:
+    inside tmux (``$TMUX``) whose ``set-clipboard`` is not ``on`` or cannot be read (``tmux show
+    -gv set-clipboard``, asked at each copy: one short process). "" elsewhere, and in the web
+    page of ``papertray serve``, whose terminal takes OSC 52 itself."""
+    if in_web_page or not os.environ.get("TMUX"):
+        return ""
+    try:
+        answer = subprocess.run(["tmux", "show", "-gv", "set-clipboard"], capture_output=True,
+                                text=True, timeout=2, stdin=subprocess.DEVNULL).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        answer = ""
+    return "" if answer == "on" else TMUX_HINT
+
+
 class ReaderTools:
     """Actions of the reader's tools; the app provides the table, panel, search and queue."""
 
@@ -30,6 +54,7 @@ class ReaderTools:
         """The JSON file with the remembered filter, theme and layout (beside the marks)."""
         self.layout_choice = "auto"
         """The layout: auto (side by side from WIDE_AT columns), stacked or side."""
+        self._settings_unsaved_said = False
 
     # -- settings ----------------------------------------------------------------------------
     def _restore_settings(self) -> None:
@@ -45,7 +70,15 @@ class ReaderTools:
         self.theme_changed_signal.subscribe(self, lambda _theme: self._save_settings())
 
     def _save_settings(self) -> None:
-        Settings(self.status_filter, self.theme, self.layout_choice).save(self.settings_file)
+        """Remember the filter, theme and layout; when the settings file cannot be written, say
+        so (once) rather than let them seem remembered."""
+        saved = Settings(self.status_filter, self.theme, self.layout_choice).save(
+            self.settings_file)
+        if not saved and not self._settings_unsaved_said:
+            self._settings_unsaved_said = True
+            self.notify(f"the filter, theme and layout are not remembered: "
+                        f"{one_line(str(self.settings_file))} cannot be written",
+                        severity="warning", markup=False, timeout=8)
 
     # -- layout ------------------------------------------------------------------------------
     def action_cycle_layout(self) -> None:
@@ -141,8 +174,8 @@ class ReaderTools:
 
     # -- copying -----------------------------------------------------------------------------
     def action_copy(self, what: str) -> None:
-        """Copy the cursor paper's ``link``, ``abstract`` or ``citation`` (BibTeX) to the
-        terminal's clipboard (OSC 52), and say what was copied."""
+        """Send the cursor paper's ``link``, ``abstract`` or ``citation`` (BibTeX) to the
+        terminal's clipboard (OSC 52), and say what was sent (and :func:`clipboard_hint`)."""
         paper = self._shown_paper()
         if paper is None:
             return
@@ -151,17 +184,19 @@ class ReaderTools:
             if link is None:
                 self.notify("this paper has no link; c copies a citation", timeout=4)
                 return
-            text, said = link, f"copied the link {one_line(link)}"
+            text, said = link, f"the link {one_line(link)}"
         elif what == "abstract":
             text = render_plain(paper.abstract_markup)
             if not text.strip():  # a paper known by its title: keep the clipboard as it is
                 self.notify("this paper has no abstract; c copies a citation", timeout=4)
                 return
-            said = f"copied the abstract of {one_line(paper.label)} ({len(text):,} characters)"
+            said = f"the abstract of {one_line(paper.label)} ({len(text):,} characters)"
         else:
             from db.library.export import bib_key, bibtex_entry  # the citation's writer, when asked
 
             text = bibtex_entry(paper, with_abstract=False)
-            said = f"copied the BibTeX entry {bib_key(paper)}"
+            said = f"the BibTeX entry {bib_key(paper)}"
         self.copy_to_clipboard(text)
-        self.notify(said, timeout=4, markup=False)
+        hint = clipboard_hint(self.is_web)
+        self.notify(f"sent {said} to the terminal's clipboard (OSC 52)"
+                    + (f"; {hint}" if hint else ""), timeout=8 if hint else 4, markup=False)

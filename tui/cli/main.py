@@ -17,6 +17,7 @@ import click
 
 from db import LibraryError
 from db.seeds.render import render_plain
+from db.store.paths import write_privately
 from db.text import one_line
 from tui.cli.context import STATUS_CHOICE, Context, pass_context
 from tui.cli.export import register as register_export
@@ -53,6 +54,7 @@ def cli(ctx: click.Context, seeds: tuple[str, ...], data_dir: str | None,
 
     Without a command, opens the browser.
     """
+    write_privately()  # before any command (or the browser) writes a file
     ctx.obj = Context(seeds, data_dir, ascii_only)
     if ctx.invoked_subcommand is None:
         from tui.browser.app import run_app  # the only way in to the browser: Textual loads here
