@@ -61,12 +61,14 @@ def _serving_line(server: subprocess.Popen) -> str:
 @contextlib.contextmanager
 def _serving(tmp_path: Path, *options: str) -> Iterator[tuple[int, str, list[str]]]:
     """A running ``papertray serve`` on a free port: (the port, its serving line, the lines it
-    wrote on stderr once stopped, filled in on exit)."""
+    wrote on stderr and then on stdout, filled in once it stopped)."""
     port = _free_port()
     command = [sys.executable, "-m", "tui", "--seeds", str(shipped_copy(tmp_path)),
                "--data-dir", str(tmp_path / "data"), "serve", "--port", str(port), *options]
-    server = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                              stdin=subprocess.DEVNULL, text=True)
+    log = tmp_path / "stdout"  # textual-serve's log of requests
+    with log.open("w") as stdout:
+        server = subprocess.Popen(command, stdout=stdout, stderr=subprocess.PIPE,
+                                  stdin=subprocess.DEVNULL, text=True)
     after: list[str] = []
     try:
         yield port, _serving_line(server), after
@@ -78,6 +80,7 @@ def _serving(tmp_path: Path, *options: str) -> Iterator[tuple[int, str, list[str
             server.kill()
             server.wait()
         after.extend((server.stderr.read() if server.stderr else "").splitlines())
+        after.extend(log.read_text(encoding="utf-8", errors="replace").splitlines())
 
 
 async def _websocket_status(url: str, **options) -> int:
@@ -141,18 +144,24 @@ def test_serve_asks_every_request_for_the_token_it_printed_once(
             f"ws://127.0.0.1:{port}/ws", cookie=(f"papertray-token-{port}", "wrong"))) == 403
         assert asyncio.run(_websocket_status(
             f"ws://127.0.0.1:{port}/ws", cookie=(f"papertray-token-{port}", token))) == 101
-    assert sum(token in text for text in [line, *after]) == 1  # said once
+    assert sum(token in text for text in [line, *after]) == 1  # said once: the log has <token>
+    assert any("GET /?token=<token>" in text for text in after)
 
 
 def test_serve_refuses_a_websocket_opened_by_another_site(tmp_path: Path) -> None:
-    with _serving(tmp_path) as (port, _, _):
+    """Any web page can open a websocket to 127.0.0.1: the page's origin decides, not the
+    address (the public URL's, with its default port left out as browsers do, or loopback)."""
+    with _serving(tmp_path, "--public-url", "https://papers.example:443") as (port, _, _):
         url = f"ws://127.0.0.1:{port}/ws"
-        assert asyncio.run(_websocket_status(
-            url, headers={"Origin": "https://evil.example"})) == 403
-        assert asyncio.run(_websocket_status(
-            url, headers={"Origin": f"http://127.0.0.1.evil.example:{port}"})) == 403
-        assert asyncio.run(_websocket_status(
-            url, headers={"Origin": f"http://localhost:{port}"})) == 101
+
+        def status(origin: str) -> int:
+            return asyncio.run(_websocket_status(url, headers={"Origin": origin}))
+
+        assert status("https://evil.example") == 403
+        assert status(f"http://127.0.0.1.evil.example:{port}") == 403
+        assert status("http://papers.example") == 403  # another scheme: another site
+        assert status("https://papers.example") == 101
+        assert status(f"http://localhost:{port}") == 101
 
 
 def test_serve_on_a_port_in_use_says_so_and_never_that_it_serves(tmp_path: Path) -> None:

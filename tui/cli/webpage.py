@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hmac
 import ipaddress
+import logging
 from urllib.parse import urlsplit
 
 import click
@@ -38,9 +39,27 @@ def is_loopback(host: str) -> bool:
 
 
 def _origin(url: str) -> str:
-    """``scheme://host[:port]`` of ``url``, lower-cased, as a browser sends it in ``Origin``."""
-    parts = urlsplit(url)
-    return f"{parts.scheme}://{parts.netloc}".lower()
+    """``scheme://host[:port]`` of ``url``, lower-cased and without the scheme's default port,
+    as a browser sends it in ``Origin``."""
+    parts = urlsplit(url.lower())
+    default = {"http": 80, "https": 443}.get(parts.scheme)
+    port = f":{parts.port}" if parts.port and parts.port != default else ""
+    host = f"[{parts.hostname}]" if ":" in (parts.hostname or "") else parts.hostname
+    return f"{parts.scheme}://{host}{port}"
+
+
+class _Redact(logging.Filter):
+    """Writes ``<token>`` for the token in the log records it lets through."""
+
+    def __init__(self, token: str):
+        super().__init__()
+        self.token = token
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        if self.token in message:
+            record.msg, record.args = message.replace(self.token, "<token>"), None
+        return True
 
 
 class GuardedServer(Server):
@@ -51,6 +70,8 @@ class GuardedServer(Server):
 
     def __init__(self, command: str, host: str, port: int, public_url: str | None,
                  token: str | None):
+        if public_url is None and ":" in host:  # an IPv6 address goes in brackets in a URL
+            public_url = f"http://[{host.strip('[]')}]:{port}"
         super().__init__(command, host=host, port=port, title="papertray", public_url=public_url)
         self.token = token
         self.cookie = f"papertray-token-{port}"  # one per port: two servers on a host keep theirs
@@ -87,7 +108,7 @@ class GuardedServer(Server):
         page's, or absent (a program, not a web page, opened it)."""
         if origin is None:
             return True
-        return (origin.lower() == _origin(self.public_url)
+        return (_origin(origin) == _origin(self.public_url)
                 or is_loopback(urlsplit(origin).hostname or ""))
 
     async def on_startup(self, app: web.Application) -> None:
@@ -95,8 +116,11 @@ class GuardedServer(Server):
 
     def serve(self, debug: bool = False) -> None:
         """Listen until ctrl+c or SIGTERM; say where the page is once the port is bound (a port
-        in use raises OSError before that, and nothing claims it serves)."""
+        in use raises OSError before that, and nothing claims it serves). The log of requests
+        shows the token as ``<token>``: it is printed once, in that line."""
         self.initialize_logging()
+        if self.token:
+            logging.getLogger("aiohttp.access").addFilter(_Redact(self.token))
         web.run_app(self._make_app(), host=self.host, port=self.port,
                     print=lambda *_: click.echo(f"papertray: serving on {self.page_url} "
                                                 "(ctrl+c stops)", err=True))
