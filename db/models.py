@@ -146,7 +146,9 @@ class FileReport:
 
 @dataclass(slots=True)
 class SyncReport:
-    """What a sync changed. Counts are papers; ``seconds`` is wall time of the whole sync."""
+    """What a sync changed. Counts are papers; ``seconds`` is wall time of the whole sync.
+    ``reattached`` counts the papers that took marks, notes or tags from an edited version
+    (moved, copied or merged: docs/seeds.md)."""
 
     papers: int = 0
     added: int = 0

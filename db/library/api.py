@@ -115,7 +115,7 @@ class Library:
         """
         try:
             self._keep_anchors()
-            report, added = sync_db.sync(self._index(), self.seed_paths, force, progress)
+            report, changes = sync_db.sync(self._index(), self.seed_paths, force, progress)
         except sqlite3.DatabaseError as exc:
             if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
                 raise LibraryError("the index is busy in another papertray; try again") from None
@@ -123,12 +123,11 @@ class Library:
             if not recovery.index_damaged(self, exc):
                 raise
             recovery.set_index_aside(self, exc)
-            report, added = sync_db.sync(self._index(), self.seed_paths, True, progress)
-        if added:
+            report, changes = sync_db.sync(self._index(), self.seed_paths, True, progress)
+        if report.did_change:
             self._vocabulary = None
-            report.reattached = self._reattach(added)
-        elif report.did_change:
-            self._vocabulary = None
+        if changes.added or changes.left:
+            report.reattached = self._reattach(changes.added, changes.left)
         report.orphans = len(self.orphans())
         report.notices = self.take_notices() + report.notices
         return report
@@ -142,10 +141,10 @@ class Library:
 
 
 
-    def _reattach(self, added: list[str]) -> int:
+    def _reattach(self, added: list[str], left: list[str]) -> int:
         orphan_ids = [row[0] for row in self.orphans()]
         orphan_ids += [row[0] for row in self.orphan_annotations()]
-        return refind.reattach_to_added(self._index(), self._marks(), orphan_ids, added)
+        return refind.follow_edits(self._index(), self._marks(), orphan_ids, added, left)
 
     def _keep_anchors(self) -> None:
         notes_db.keep_missing_anchors(self._index(), self._marks(), self._describe)
