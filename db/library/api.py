@@ -106,15 +106,18 @@ class Library:
         self._db.follow_replaced_files()
         return sync_db.index_is_stale(self._index(), self.seed_paths)
 
-    def sync(self, force: bool = False, progress: sync_db.Progress | None = None) -> SyncReport:
+    def sync(self, force: bool = False, progress: sync_db.Progress | None = None,
+             follow: Sequence[str] = ()) -> SyncReport:
         """Bring the index in step with the seed files; returns what changed.
 
         Unchanged files are only stat()ed; ``force`` re-reads everything (marks are untouched).
         Marks whose paper disappeared are re-attached to near-identical new papers or counted
         as orphans. A damaged index is moved aside and rebuilt (said in ``report.notices``).
+        ``follow``: paper ids whose new ids ``report.followed`` gives, found as marks are.
         """
         try:
             self._keep_anchors()
+            before = refind.anchors_of(self._index(), follow)
             report, changes = sync_db.sync(self._index(), self.seed_paths, force, progress)
         except sqlite3.DatabaseError as exc:
             if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
@@ -128,6 +131,7 @@ class Library:
             self._vocabulary = None
         if changes.added or changes.left:
             report.reattached = self._reattach(changes.added, changes.left)
+        report.followed = refind.successors(self._index(), self._marks(), before, changes.added)
         report.orphans = len(self.orphans())
         report.notices = self.take_notices() + report.notices
         return report
@@ -138,8 +142,6 @@ class Library:
         with self._lock:
             taken, self.notices = self.notices, []
         return self._db.take_notices() + taken
-
-
 
     def _reattach(self, added: list[str], left: list[str]) -> int:
         orphan_ids = [row[0] for row in self.orphans()]
