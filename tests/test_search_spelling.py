@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 
@@ -197,6 +198,19 @@ def test_the_command_line_shows_corrections_as_written(surface_library, run_cli,
     assert "(corrected сети → сетей)" in text.stderr
     snippets = run_cli("search", "mueller", "--snippet", "--json", seeds=seeds, data=tmp_path)
     assert all("**Müller**" in h["snippet"] for h in snippets.json()["hits"])
+
+
+def test_an_author_filter_reads_back_with_the_name_as_written(tmp_path):
+    from db import Library
+
+    (tmp_path / "seeds").mkdir()
+    sample = Path(__file__).parent / "data" / "formats" / "icml_sample.json"
+    (tmp_path / "seeds" / sample.name).write_bytes(sample.read_bytes())
+    with Library([tmp_path / "seeds"], tmp_path / "data") as lib:
+        lib.sync()
+        found = lib.search("au:MALAGÓN")
+        assert (found.effective_query, found.total) == ("au:Malagón", 1)
+        assert lib.search("au:malagon").effective_query == "au:malagon"  # as typed
 
 
 def test_similar_papers_are_explained_by_words_as_written(surface_library):

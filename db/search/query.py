@@ -168,7 +168,8 @@ class Query:
         words += [f"-in:{_quoted(w)}" for w in self.not_within]
         words += [f"tag:{w}" for w in self.tags]
         words += [f"-tag:{w}" for w in self.not_tags]
-        words += [("-au:" if t.negated else "au:") + "_".join(t.tokens) for t in self.authors]
+        words += [("-au:" if t.negated else "au:")
+                  + "_".join(self.spelt.get(k, k) for k in t.tokens) for t in self.authors]
         return " ".join(words)
 
     def require_status(self, status: str) -> None:

@@ -40,6 +40,7 @@ def rewrite(conn: sqlite3.Connection, q: Query, vocabulary: Callable[[], Vocabul
     keys = [k for t in q.terms for k in (*t.tokens, *t.variants,
                                          *(w for a in t.alternatives for w in a.split(" ")))]
     keys += [k for _, found, _ in corrections for k in found]
+    keys += [k for t in q.authors for k in t.tokens]
     q.spelt = surface_forms(conn, (k for k in keys if k not in as_typed))
     if not corrections:
         return []

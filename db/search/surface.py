@@ -29,16 +29,17 @@ _SENTENCE_END = ".!?:;\n"
 
 
 def surface_forms(conn: sqlite3.Connection, words: Iterable[str]) -> dict[str, str]:
-    """``{key: spelling}`` of index words (folded keys) as the abstracts and titles that have
-    them write them most (see the module's docstring); a key no paper spells as one word (a
-    CJK character, a word of an author list) is left out: the caller shows the key."""
+    """``{key: spelling}`` of index words (folded keys) as the abstracts, titles and author
+    lists that have them write them most (see the module's docstring); a key no paper spells
+    as one word (a CJK character) is left out: the caller shows the key."""
     found: dict[str, str] = {}
     for key in dict.fromkeys(words):
         if not key or key in found:
             continue
         try:
             rows = conn.execute(
-                "SELECT title, coalesce(abstract_source, abstract) FROM papers WHERE rowid IN "
+                "SELECT title, coalesce(abstract_source, abstract), authors FROM papers WHERE "
+                "rowid IN "
                 "(SELECT rowid FROM papers_fts WHERE papers_fts MATCH ? LIMIT ?)",
                 (f'"{key}"', SAMPLE)).fetchall()
         except sqlite3.OperationalError:  # (a key is letters and digits; never expected)
