@@ -80,6 +80,8 @@ async def _reload(pilot, app, seeds: Path, target: str, kind: str, papers: int) 
     """Write the change with the poll held, then let one sync see it and the app settle."""
     lib = app.lib
     lib.needs_sync = lambda: False  # the poll holds while the files are written
+    await wait_for(pilot, lambda: all(w.is_finished for w in app.workers if w.group == "poll"),
+                   "a poll that began before the hold to end")
     _change(seeds, target, kind)
     del lib.needs_sync
     await wait_for(pilot, lambda: app.header.counts.get("all") == papers, "the live reload")
