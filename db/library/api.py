@@ -115,8 +115,9 @@ class Library:
         as orphans. A damaged index is moved aside and rebuilt (said in ``report.notices``).
         ``follow``: paper ids whose new ids ``report.followed`` gives, found as marks are.
         """
+        before: dict[str, str] = {}  # (a damaged index is rebuilt: nothing to follow)
         try:
-            self._keep_anchors()
+            notes_db.keep_missing_anchors(self._index(), self._marks(), self._describe)
             before = refind.anchors_of(self._index(), follow)
             report, changes = sync_db.sync(self._index(), self.seed_paths, force, progress)
         except sqlite3.DatabaseError as exc:
@@ -147,9 +148,6 @@ class Library:
         orphan_ids = [row[0] for row in self.orphans()]
         orphan_ids += [row[0] for row in self.orphan_annotations()]
         return refind.follow_edits(self._index(), self._marks(), orphan_ids, added, left)
-
-    def _keep_anchors(self) -> None:
-        notes_db.keep_missing_anchors(self._index(), self._marks(), self._describe)
 
     # -- reading -------------------------------------------------------------------------
     @recovering
