@@ -146,7 +146,9 @@ class FileReport:
 
 @dataclass(slots=True)
 class SyncReport:
-    """What a sync changed. Counts are papers; ``seconds`` is wall time of the whole sync."""
+    """What a sync changed. Counts are papers; ``seconds`` is wall time of the whole sync.
+    ``reattached`` counts the papers that took marks, notes or tags from an edited version
+    (moved, copied or merged: docs/seeds.md)."""
 
     papers: int = 0
     added: int = 0
@@ -157,6 +159,9 @@ class SyncReport:
     seconds: float = 0.0
     files: list[FileReport] = field(default_factory=list)
     notices: list[str] = field(default_factory=list)
+    #: ``{id: id now}`` of the papers a sync was asked to follow whose text it changed
+    #: (:meth:`db.Library.sync`); a paper gone with no new version is not in it
+    followed: dict[str, str] = field(default_factory=dict)
 
     @property
     def did_change(self) -> bool:

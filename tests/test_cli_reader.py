@@ -13,7 +13,7 @@ def test_similar_json_is_the_search_shape(run_cli):
     assert out.exit_code == 0
     data = out.json()
     assert (data["query"], data["total"]) == ("like:6b971365", 30)
-    assert data["notice"].startswith("papers like MO-CBO (by bayesian, relationships, graph")
+    assert data["notice"].startswith("papers like MO-CBO (by Bayesian, relationships, graph")
     assert [h["name"] for h in data["hits"]] == ["PHN-HVVS", "PARM"]
     assert data["hits"][0]["score"] > data["hits"][1]["score"] > 0
     text = run_cli("similar", "6b97", "--limit", "1").stdout

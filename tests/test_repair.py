@@ -189,6 +189,29 @@ def test_the_history_replays_undos_of_an_import(tmp_path: Path) -> None:
     assert _state(marks) == before
 
 
+def test_the_history_replays_copies_to_the_versions_of_a_paper(tmp_path: Path) -> None:
+    """A paper in two seed files edited in one: the edited version's copy of the mark, note
+    and tags is rebuilt from the history too."""
+    seeds, data = shipped_copy(tmp_path), tmp_path / "data"
+    with Library([seeds], data) as library:
+        library.sync()
+        lmrl = next(h.id for h in library.search("LMRL-Gym").hits if h.name == "LMRL-Gym")
+        library.set_status([lmrl], "read")
+        library.set_note(lmrl, "multi-turn")
+        library.tag([lmrl], ["rl"])
+        first = sorted(seeds.glob("*.txt"))[0]
+        text = first.read_text(encoding="utf-8")
+        first.write_text(text.replace("rarely ask clarifying", "seldom ask clarifying"),
+                         encoding="utf-8")
+        assert library.sync().reattached == 1
+    marks = data / "marks.sqlite"
+    before = _state(marks)
+    assert len(before["marks"]) == len(before["notes"]) == len(before["tags"]) == 2
+    _damage(marks, ["marks", "notes", "tags"])
+    repair.repair(marks)
+    assert _state(marks) == before
+
+
 @pytest.mark.parametrize("force", [True, False])
 def test_nothing_to_recover_is_left_alone_unless_asked(tmp_path: Path, force: bool) -> None:
     marks = tmp_path / "marks.sqlite"

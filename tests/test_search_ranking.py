@@ -25,12 +25,13 @@ def test_the_paper_that_introduces_a_name_ranks_first(shipped_library, query, na
 
 
 @pytest.mark.parametrize(("query", "first", "effective", "notice"), [
-    ("c3po", C_3PO, '"c 3po"', ""),            # a name typed without its punctuation
-    ("wudimerging", WUDI, '"wudi merging"', ""),
-    ("s2track", S2_TRACK, '"s2 track"', ""),
+    # a name typed without its punctuation (its words shown as the abstracts write them)
+    ("c3po", C_3PO, '"C 3PO"', ""),
+    ("wudimerging", WUDI, '"WUDI merging"', ""),
+    ("s2track", S2_TRACK, '"S2 track"', ""),
     ("parm", PARM, "parm", ""),
     ("preference alignment test time", PARM, "preference alignment test time", ""),
-    ("diplomcy", "c6cf5bde67efacf4", "diplomacy", "corrected diplomcy → diplomacy"),
+    ("diplomcy", "c6cf5bde67efacf4", "Diplomacy", "corrected diplomcy → Diplomacy"),  # the game
     ("multi-tsk", "a38c128b7bbe8ffd", '"multi task"', "corrected tsk → task"),
     ("PARM test-time alignmnt", PARM, 'parm "test time" alignment',
      "corrected alignmnt → alignment"),

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import pytest
 
 from tests.db_support import all_hits, ids
@@ -131,3 +134,93 @@ def test_the_effective_query_of_an_excluded_compound_reads_back_the_same(compoun
     assert found.effective_query == again.effective_query == effective
     assert ids(all_hits(compound_library, query)) == ids(all_hits(compound_library, effective))
     assert again.total == found.total > 0
+
+
+#: Words that fold to another key in the index: accents, Cyrillic й, Greek final sigma, German
+#: ß, Turkish dotless and dotted i, a ligature, and a name written in capitals.
+SURFACE_SEED = "Surface forms 2025\n\n" + "\n\n".join([
+    "Графовые модели нейронных сетей обучаются быстро. Мы изучаем глубину сетей и их ширину.",
+    "The café owners near Café Müller studied a naïve Bayes model of Paul Erdős numbers.",
+    "We revisit the naïve baseline of Müller and the classic Erdős graphs of the café.",
+    "Τα νευρωνικά δίκτυα μαθαίνουν γρήγορα. Ο λόγος είναι απλός, και ο λόγος μετρά.",
+    "Wir messen die Straße in der Stadt. Die Straße ist lang.",
+    "Bu çalışmada Işık modelini öneriyoruz ve Işık verisini kullanıyoruz.",
+    "A ﬁnite automaton accepts the ﬁnite language of the CONDOR benchmark and CONDOR tasks.",
+]) + "\n"
+
+
+@pytest.fixture(scope="module")
+def surface_library(tmp_path_factory):
+    lib = _one_file_library(tmp_path_factory, "surface", SURFACE_SEED)
+    yield lib
+    lib.close()
+
+
+@pytest.mark.parametrize(("query", "corrected", "effective"), [
+    ("сети", "сети → сетей", "сетей"),
+    ("cafee", "cafee → café", "café"),
+    ("mueller", "mueller → Müller", "Müller"),
+    ("naiive", "naiive → naïve", "naïve"),
+    ("erdoss", "erdoss → Erdős", "Erdős"),
+    ("λογου", "λογου → λόγος", "λόγος"),
+    ("strase", "strase → Straße", "Straße"),
+    ("isik", "isik → Işık", "Işık"),
+    ("finte", "finte → finite", "finite"),
+    ("condr", "condr → CONDOR", "CONDOR"),
+])
+def test_a_correction_shows_the_word_as_the_abstracts_write_it(surface_library, query,
+                                                               corrected, effective):
+    """Found by trying a Cyrillic query: "corrected сети → сетеи" showed the index's key (й
+    folded to и), a word no abstract has; so did every accented, Greek, German and Turkish
+    word, and the effective query."""
+    found = surface_library.search(query)
+    assert found.notice == f"corrected {corrected}"
+    assert found.effective_query == effective
+    assert found.total >= 1
+    assert surface_library.search(found.effective_query).total == found.total
+
+
+@pytest.mark.parametrize(("query", "effective"), [
+    ("Müller naïve", "Müller naïve"),  # typed with its accents: shown so
+    ("muller naive", "muller naive"),  # typed plainly: shown as typed
+    ("MÜLLER", "Müller"),  # the spelling the abstracts use, not the capitals typed
+])
+def test_the_effective_query_shows_words_typed_or_as_written(surface_library, query, effective):
+    assert surface_library.search(query).effective_query == effective
+
+
+def test_the_command_line_shows_corrections_as_written(surface_library, run_cli, tmp_path):
+    seeds = surface_library.seed_paths[0]
+    found = run_cli("search", "mueller", "erdoss", "--json", seeds=seeds, data=tmp_path)
+    assert (found.json()["notice"], found.json()["effective_query"]) == (
+        "corrected mueller → Müller, erdoss → Erdős", "Müller Erdős")
+    text = run_cli("search", "сети", seeds=seeds, data=tmp_path)
+    assert "(corrected сети → сетей)" in text.stderr
+    snippets = run_cli("search", "mueller", "--snippet", "--json", seeds=seeds, data=tmp_path)
+    assert all("**Müller**" in h["snippet"] for h in snippets.json()["hits"])
+
+
+def test_an_author_filter_reads_back_with_the_name_as_written(tmp_path):
+    from db import Library
+
+    (tmp_path / "seeds").mkdir()
+    sample = Path(__file__).parent / "data" / "formats" / "icml_sample.json"
+    (tmp_path / "seeds" / sample.name).write_bytes(sample.read_bytes())
+    with Library([tmp_path / "seeds"], tmp_path / "data") as lib:
+        lib.sync()
+        found = lib.search("au:MALAGÓN")
+        assert (found.effective_query, found.total) == ("au:Malagón", 1)
+        assert lib.search("au:malagon").effective_query == "au:malagon"  # as typed
+
+
+def test_similar_papers_are_explained_by_words_as_written(surface_library):
+    """The words ``like:`` names in its notice (and runs as its effective query) are spelt as in
+    the abstracts."""
+    muller = surface_library.search("Müller café").hits[0].id
+    found = surface_library.search(f"like:{muller}")
+    named = found.notice.split("(by ", 1)[1].rstrip("…)").split(", ")
+    text = SURFACE_SEED.replace("ﬁ", "fi")
+    assert named and all(re.search(rf"(?<!\w){re.escape(w)}(?!\w)", text) for w in named), named
+    assert {"Müller", "café", "Erdős"} & set(named)
+    for word in found.effective_query.split(" OR "):
+        assert re.search(rf"(?<!\w){re.escape(word)}(?!\w)", text), word

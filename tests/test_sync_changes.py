@@ -238,3 +238,30 @@ def test_a_seed_file_that_turns_unreadable_keeps_its_papers(seeds_copy, data_dir
         (seeds_copy / FILE_A).write_text("")
         assert lib.sync().papers == 19
         assert [o[0] for o in lib.orphans()] == [wudi]
+
+
+def test_a_sync_follows_the_papers_it_is_asked_to_to_their_edited_versions(library, seeds_copy):
+    """``followed`` gives the new id of an edited paper (marked or not, by its text as marks
+    are found), leaves out a paper gone with no new version and one that did not change."""
+    by_name = {h.name: h.id for h in all_hits(library)}
+    parm, mentor, wudi, lmrl = (by_name[n] for n in ("PARM", "MENTOR", "WUDI-Merging",
+                                                     "LMRL-Gym"))
+    library.set_status([mentor], "read")
+    paragraphs = _paragraphs(seeds_copy / FILE_A)
+    edited = set()
+    for i, p in enumerate(paragraphs):
+        if p.startswith("Multi-objective test-time alignment"):  # PARM, unmarked
+            paragraphs[i] = p.replace("during inference", "at inference")
+            edited.add("PARM")
+        elif "MENTOR" in p:
+            paragraphs[i] = "Revised: " + p
+            edited.add("MENTOR")
+        elif "WUDI" in p:
+            paragraphs[i] = "We propose nothing like it."
+            edited.add("WUDI")
+    assert edited == {"PARM", "MENTOR", "WUDI"}
+    _write_paragraphs(seeds_copy / FILE_A, paragraphs)
+    report = library.sync(follow=[parm, mentor, wudi, lmrl])
+    now = {h.name: h.id for h in all_hits(library)}
+    assert report.followed == {parm: now["PARM"], mentor: now["MENTOR"]}
+    assert library.get(now["MENTOR"]).status == "read"

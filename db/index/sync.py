@@ -15,7 +15,7 @@ from pathlib import Path
 from db.index import write
 from db.index.plan import Progress, SyncCancelled, index_is_stale, plan_changes
 from db.index.schema import begin_index_write
-from db.index.write import Writer, apply_changes
+from db.index.write import Changes, Writer, apply_changes
 from db.models import SyncReport
 from db.seeds.dictionary import cache_dictionary_in
 from db.seeds.discover import discover
@@ -25,14 +25,15 @@ __all__ = ["Progress", "SyncCancelled", "compact", "fts_integrity_ok", "index_is
 
 
 def sync(conn: sqlite3.Connection, seed_paths: list[Path], force: bool = False,
-         progress: Progress | None = None) -> tuple[SyncReport, list[str]]:
-    """Run a whole sync; returns the report (without mark re-attachment) and the added ids."""
+         progress: Progress | None = None) -> tuple[SyncReport, Changes]:
+    """Run a whole sync; returns the report (without mark re-attachment) and the papers added
+    and left (:class:`db.index.write.Changes`)."""
     started = time.perf_counter()
     report = SyncReport()
     index_file = conn.execute("PRAGMA database_list").fetchone()[2]
     if index_file:  # the dictionary that parsing needs is kept beside the index
         cache_dictionary_in(Path(index_file).parent)
-    added_ids: list[str] = []
+    changes = Changes([], [])
     # a first build inserts into an empty index, builds its secondary indexes after the rows
     # and the FTS index in one statement: nothing is left to compact (87k abstracts: the file
     # 0.3% smaller after compact(), which takes 1-1.7 s)
@@ -42,11 +43,11 @@ def sync(conn: sqlite3.Connection, seed_paths: list[Path], force: bool = False,
             force or index_is_stale(conn, seed_paths)):
         streamed = _first_build(conn, seed_paths, force, progress, report)
     if streamed is not None:
-        added_ids = streamed
+        changes = streamed
     else:
         to_apply, removed, report.files, _ = plan_changes(conn, seed_paths, force, progress)
         if to_apply or removed:
-            added_ids = apply_changes(conn, to_apply, removed, report, force)
+            changes = apply_changes(conn, to_apply, removed, report, force)
     if force and not fts_integrity_ok(conn):  # damage in the FTS pages alone: rebuild them
         conn.execute("INSERT INTO papers_fts(papers_fts) VALUES ('rebuild')")
         report.notices.append("the full-text index was inconsistent; rebuilt it")
@@ -55,7 +56,7 @@ def sync(conn: sqlite3.Connection, seed_paths: list[Path], force: bool = False,
             and not first_build):
         compact(conn)
     report.seconds = time.perf_counter() - started
-    return report, added_ids
+    return report, changes
 
 
 #: Bytes of seed files from which a first build writes each file while the next are parsed
@@ -72,10 +73,10 @@ def _seed_bytes(seed_paths: list[Path]) -> int:
 
 
 def _first_build(conn: sqlite3.Connection, seed_paths: list[Path], force: bool,
-                 progress: Progress | None, report: SyncReport) -> list[str] | None:
+                 progress: Progress | None, report: SyncReport) -> Changes | None:
     """A sync into an index with no papers: each file's papers are written as soon as it is
     parsed, so the writing overlaps the parsing of the next files (worker processes) instead
-    of following all of it. Returns the added ids, or None when the write lock is not free at
+    of following all of it. Returns the papers added, or None when the write lock is not free at
     once (another process is syncing) or papers appeared meanwhile: then the caller plans and
     applies as usual, parsing without holding the lock.
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections import Counter
+from typing import NamedTuple
 
 from db.index.plan import Planned
 from db.index.rows import (
@@ -29,10 +30,19 @@ from db.seeds.entry import Entry
 from db.store.sqlite import write_transaction
 
 
+class Changes(NamedTuple):
+    """The papers a sync moved: ``added`` (ids new to the index) and ``left`` (ids that lost a
+    source: a seed file that listed them lists them no more, or is gone; some are gone from the
+    index, some still have another source). Marks follow a paper from ``left`` to ``added``."""
+
+    added: list[str]
+    left: list[str]
+
+
 def apply_changes(conn: sqlite3.Connection, to_apply: list[Planned], removed: list[str],
-                  report: SyncReport, force: bool = False) -> list[str]:
+                  report: SyncReport, force: bool = False) -> Changes:
     """Write the planned changes in one transaction that holds the index's write lock (not the
-    marks file's). Returns the ids of added papers.
+    marks file's). Returns the papers added and those that lost a source.
 
     Another process may have synced the same change while we waited for the lock: files whose
     stored hash already equals ours are skipped, so two syncs never apply a change twice.
@@ -78,6 +88,7 @@ class Writer:
         self.vocab: Counter[str] = Counter()
         self.counted: dict[str, Entry] = {}
         self.done: set[str] = set()  # paths added
+        self.left: set[str] = set()  # ids that lost a source
 
     def add(self, p: Planned) -> None:
         conn, path = self.conn, str(p.path)
@@ -92,8 +103,10 @@ class Writer:
             conn.execute("UPDATE files SET size=?, mtime_ns=?, sha256=?, status='error', "
                          "reason=? WHERE path=?", (p.size, p.mtime_ns, p.sha256, p.reason, path))
             return
-        self.affected.update(r[0] for r in conn.execute(
-            "SELECT paper_id FROM sources WHERE file=?", (path,)))
+        before = {r[0] for r in conn.execute("SELECT paper_id FROM sources WHERE file=?",
+                                             (path,))}
+        self.affected.update(before)
+        self.left.update(before.difference(e.id for e in p.entries or ()))
         conn.execute("DELETE FROM sources WHERE file=?", (path,))
         self.vocab.update(p.vocab or {})
         in_file: set[str] = set()
@@ -133,13 +146,16 @@ class Writer:
             _index_new_rows(conn, last)
             self.streamed.update((i, self.new_entries[i]) for i in new)
 
-    def finish(self, removed: list[str]) -> list[str]:
-        """Remove the files in ``removed``, write the papers; returns the ids of added papers."""
+    def finish(self, removed: list[str]) -> Changes:
+        """Remove the files in ``removed``, write the papers; returns the papers added and
+        those that lost a source."""
         conn = self.conn
         gone = [path for path in removed if path in self.stored]
         for path in gone:
-            self.affected.update(r[0] for r in conn.execute(
-                "SELECT paper_id FROM sources WHERE file=?", (path,)))
+            before = [r[0] for r in conn.execute("SELECT paper_id FROM sources WHERE file=?",
+                                                 (path,))]
+            self.affected.update(before)
+            self.left.update(before)
             conn.execute("DELETE FROM sources WHERE file=?", (path,))
         conn.executemany("DELETE FROM files WHERE path=?", [(p,) for p in gone])
         added_ids: list[str] = []
@@ -159,7 +175,7 @@ class Writer:
                 conn.execute(sql)
         if self.affected:
             _mark_multi_sources(conn, None if self.bulk else self.affected)
-        return added_ids
+        return Changes(added_ids, sorted(self.left))
 
 
 def _mark_multi_sources(conn: sqlite3.Connection, ids: set[str] | None) -> None:

@@ -106,16 +106,20 @@ class Library:
         self._db.follow_replaced_files()
         return sync_db.index_is_stale(self._index(), self.seed_paths)
 
-    def sync(self, force: bool = False, progress: sync_db.Progress | None = None) -> SyncReport:
+    def sync(self, force: bool = False, progress: sync_db.Progress | None = None,
+             follow: Sequence[str] = ()) -> SyncReport:
         """Bring the index in step with the seed files; returns what changed.
 
         Unchanged files are only stat()ed; ``force`` re-reads everything (marks are untouched).
         Marks whose paper disappeared are re-attached to near-identical new papers or counted
         as orphans. A damaged index is moved aside and rebuilt (said in ``report.notices``).
+        ``follow``: paper ids whose new ids ``report.followed`` gives, found as marks are.
         """
+        before: dict[str, str] = {}  # (a damaged index is rebuilt: nothing to follow)
         try:
-            self._keep_anchors()
-            report, added = sync_db.sync(self._index(), self.seed_paths, force, progress)
+            notes_db.keep_missing_anchors(self._index(), self._marks(), self._describe)
+            before = refind.anchors_of(self._index(), follow)
+            report, changes = sync_db.sync(self._index(), self.seed_paths, force, progress)
         except sqlite3.DatabaseError as exc:
             if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
                 raise LibraryError("the index is busy in another papertray; try again") from None
@@ -123,12 +127,12 @@ class Library:
             if not recovery.index_damaged(self, exc):
                 raise
             recovery.set_index_aside(self, exc)
-            report, added = sync_db.sync(self._index(), self.seed_paths, True, progress)
-        if added:
+            report, changes = sync_db.sync(self._index(), self.seed_paths, True, progress)
+        if report.did_change:
             self._vocabulary = None
-            report.reattached = self._reattach(added)
-        elif report.did_change:
-            self._vocabulary = None
+        if changes.added or changes.left:
+            report.reattached = self._reattach(changes.added, changes.left)
+        report.followed = refind.successors(self._index(), self._marks(), before, changes.added)
         report.orphans = len(self.orphans())
         report.notices = self.take_notices() + report.notices
         return report
@@ -140,15 +144,10 @@ class Library:
             taken, self.notices = self.notices, []
         return self._db.take_notices() + taken
 
-
-
-    def _reattach(self, added: list[str]) -> int:
+    def _reattach(self, added: list[str], left: list[str]) -> int:
         orphan_ids = [row[0] for row in self.orphans()]
         orphan_ids += [row[0] for row in self.orphan_annotations()]
-        return refind.reattach_to_added(self._index(), self._marks(), orphan_ids, added)
-
-    def _keep_anchors(self) -> None:
-        notes_db.keep_missing_anchors(self._index(), self._marks(), self._describe)
+        return refind.follow_edits(self._index(), self._marks(), orphan_ids, added, left)
 
     # -- reading -------------------------------------------------------------------------
     @recovering

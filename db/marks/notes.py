@@ -158,6 +158,45 @@ def move(conn: sqlite3.Connection, old_id: str, new_id: str) -> None:
                  (new_id, old_id))
 
 
+def copy(conn: sqlite3.Connection, old_id: str, new_id: str, new_anchor: str | None) -> str:
+    """Copy the mark, note and tags of ``old_id`` to ``new_id`` (another version of the paper),
+    inside the caller's transaction; what ``new_id`` has already is kept. ``new_anchor``: the
+    start of ``new_id``'s text, which its copies remember. Returns the status copied ("" none)."""
+    conn.execute("INSERT OR IGNORE INTO marks(paper_id, status, updated_at, label, anchor) "
+                 "SELECT ?, status, updated_at, label, coalesce(?, anchor) FROM marks "
+                 "WHERE paper_id=?", (new_id, new_anchor, old_id))
+    conn.execute("INSERT OR IGNORE INTO notes(paper_id, text, updated_at) "
+                 "SELECT ?, text, updated_at FROM notes WHERE paper_id=?", (new_id, old_id))
+    conn.execute("INSERT OR IGNORE INTO tags(paper_id, tag, added_at) "
+                 "SELECT ?, tag, added_at FROM tags WHERE paper_id=?", (new_id, old_id))
+    conn.execute("INSERT OR IGNORE INTO annotation_anchors(paper_id, label, anchor) "
+                 "SELECT ?, label, coalesce(?, anchor) FROM annotation_anchors WHERE paper_id=?",
+                 (new_id, new_anchor, old_id))
+    row = conn.execute("SELECT status FROM marks WHERE paper_id=?", (old_id,)).fetchone()
+    return row[0] if row else ""
+
+
+def merge(conn: sqlite3.Connection, old_id: str, new_id: str) -> str:
+    """Merge the mark, note and tags of ``old_id`` into ``new_id`` (another version of the
+    paper), inside the caller's transaction: the newer mark and note win, tags are joined;
+    ``old_id`` keeps nothing. Returns ``new_id``'s status after it ("" none)."""
+    conn.execute("INSERT INTO marks(paper_id, status, updated_at, label, anchor) "
+                 "SELECT ?, status, updated_at, label, anchor FROM marks WHERE paper_id=? "
+                 "ON CONFLICT(paper_id) DO UPDATE SET status=excluded.status, "
+                 "updated_at=excluded.updated_at WHERE excluded.updated_at > marks.updated_at",
+                 (new_id, old_id))
+    conn.execute("INSERT INTO notes(paper_id, text, updated_at) "
+                 "SELECT ?, text, updated_at FROM notes WHERE paper_id=? "
+                 "ON CONFLICT(paper_id) DO UPDATE SET text=excluded.text, "
+                 "updated_at=excluded.updated_at WHERE excluded.updated_at > notes.updated_at",
+                 (new_id, old_id))
+    move(conn, old_id, new_id)  # the tags (and what of them is new_id's already is kept)
+    for table in ("marks", "notes", "tags", "annotation_anchors"):
+        conn.execute(f"DELETE FROM {table} WHERE paper_id=?", (old_id,))
+    row = conn.execute("SELECT status FROM marks WHERE paper_id=?", (new_id,)).fetchone()
+    return row[0] if row else ""
+
+
 def annotations(conn: sqlite3.Connection, schema: str = "") -> list[dict]:
     """Every paper with a note or tags, for exports: ``[{"id", "note", "note_updated_at",
     "tags": [...]}]``, by id. ``schema``: ``"m."`` on a connection with the marks attached.

@@ -17,7 +17,7 @@ CJK text with too few indexed words is compared with every candidate as before.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from db.index.schema import BM25_WEIGHTS
 from db.marks import notes
@@ -25,6 +25,7 @@ from db.marks.history import (
     ANCHOR_CHARS,
     REATTACH_MIN_RATIO,
     anchor,
+    current_id,
     log_event,
     next_batch,
     now,
@@ -154,7 +155,8 @@ class Finder:
         return best
 
 
-def reattach(conn: sqlite3.Connection, orphan_ids: list[str], finder: Finder) -> int:
+def reattach(conn: sqlite3.Connection, orphan_ids: list[str],
+             finder: Finder) -> list[tuple[str, str, str]]:
     """Move orphaned marks, notes and tags to near-identical new papers (rapidfuzz ratio >=
     REATTACH_MIN_RATIO, found by ``finder``: :class:`db.marks.refind.Finder` over the papers a sync
     just added).
@@ -164,10 +166,10 @@ def reattach(conn: sqlite3.Connection, orphan_ids: list[str], finder: Finder) ->
     they were written (``annotation_anchors``). A paper that already has a mark is never
     overwritten, and what it has of notes and tags is kept. Each move is recorded in
     ``mark_events`` (kind ``reattach``: a mark's status, or "" for notes and tags alone).
-    Returns how many papers' marks, notes or tags moved.
+    Returns ``(old id, new id, anchor the orphan had)`` of each move.
     """
     if not orphan_ids:
-        return 0
+        return []
     wanted = set(orphan_ids)
     statuses: dict[str, tuple[str, str | None]] = {}
     for paper_id, status, text in conn.execute("SELECT paper_id, status, anchor FROM marks"):
@@ -182,7 +184,7 @@ def reattach(conn: sqlite3.Connection, orphan_ids: list[str], finder: Finder) ->
         text = text or kept.get(paper_id)  # a mark of an older papertray may have no anchor
         if text:
             lost.append((paper_id, status, text))
-    moved = 0
+    moved = []
     stamp = now()
     with write_transaction(conn):
         batch = next_batch(conn)
@@ -201,24 +203,146 @@ def reattach(conn: sqlite3.Connection, orphan_ids: list[str], finder: Finder) ->
             conn.execute("UPDATE annotation_anchors SET anchor=coalesce(?, anchor) "
                          "WHERE paper_id=?", (now_anchor, new_id))
             log_event(conn, batch, stamp, "reattach", old_id, status, status, new_id)
-            moved += 1
+            moved.append((old_id, new_id, text))
     return moved
 
 
-def reattach_to_added(index: sqlite3.Connection, marks: sqlite3.Connection,
-                      orphan_ids: list[str], added: list[str]) -> int:
-    """After a sync: move the orphans' marks, notes and tags (``orphan_ids``) to the papers
-    the sync ``added`` whose text is nearly theirs (:func:`reattach`); returns how many moved.
-    ``index`` is a connection to the index, ``marks`` to the marks file."""
+def copy_to_versions(conn: sqlite3.Connection, donors: list[tuple[str, str]],
+                     finder: Finder) -> int:
+    """Give every other new version of a marked paper a copy of its mark, note and tags.
+
+    A paper in two seed files edited in one of them (or edited differently in each) becomes
+    two papers or more: the one that kept the old text (or took the marks over, :func:`reattach`)
+    and each edited version. ``donors`` are ``(id, anchor)`` of those that hold marks, notes or
+    tags, with the text they had before the sync; each new paper ``finder`` finds for that text
+    (ratio >= the minimum), not yet marked, noted or tagged, takes a copy (``mark_events`` kind
+    ``copy``, ``other`` the new id). From then on each version has marks of its own. Returns
+    how many papers took a copy.
+    """
+    if not donors:
+        return 0
+    for (paper_id,) in conn.execute("SELECT paper_id FROM marks UNION SELECT paper_id FROM notes "
+                                    "UNION SELECT paper_id FROM tags"):
+        finder.take(paper_id)
+    copied = 0
+    stamp = now()
+    with write_transaction(conn):
+        batch = next_batch(conn)
+        for donor, text in donors:
+            while new_id := finder.find(text):
+                finder.take(new_id)
+                status = notes.copy(conn, donor, new_id, finder.anchor(new_id))
+                log_event(conn, batch, stamp, "copy", donor, status, status, new_id)
+                copied += 1
+    return copied
+
+
+def follow_edits(index: sqlite3.Connection, marks: sqlite3.Connection, orphan_ids: list[str],
+                 added: list[str], left: list[str]) -> int:
+    """After a sync: marks, notes and tags follow their paper's edits. The orphans'
+    (``orphan_ids``) move to the paper the sync ``added`` whose text is nearly theirs
+    (:func:`reattach`); every other new version of a marked paper takes a copy
+    (:func:`copy_to_versions`: of a paper that ``left`` a seed file and is still in another, or
+    of an orphan that moved); an orphan left with a version of it still in the index merges
+    into it (:func:`merge_into_versions`). Returns how many papers took marks, notes or tags.
+    ``index`` is a connection to the index (the marks attached as ``m``), ``marks`` to the
+    marks file."""
+    kept = _annotated(index, left)
+    moved: list[tuple[str, str, str]] = []
+    copied = 0
+    if added and (orphan_ids or kept):
+        candidates = {}
+        for start in range(0, len(added), 500):
+            chunk = added[start:start + 500]
+            candidates.update(
+                (pid, anchor(text)) for pid, text in index.execute(
+                    f"SELECT id, coalesce(nullif(abstract, ''), title) FROM papers WHERE id IN "
+                    f"({','.join('?' * len(chunk))})", chunk) if text)
+        finder = Finder(index, candidates, anchor, REATTACH_MIN_RATIO)
+        moved = reattach(marks, orphan_ids, finder)
+        copied = copy_to_versions(marks, [(new, text) for _, new, text in moved] + kept, finder)
+    gone = {old for old, _, _ in moved}
+    merged = merge_into_versions(index, marks, [o for o in orphan_ids if o not in gone])
+    return len(moved) + copied + merged
+
+
+def merge_into_versions(index: sqlite3.Connection, marks: sqlite3.Connection,
+                        orphan_ids: list[str]) -> int:
+    """Merge each orphan that has a version in the index (a paper it gave a copy to, or took
+    one from: ``mark_events`` kind ``copy``) into that version: the newer mark and the newer
+    note win, tags are joined (``reattach`` in ``mark_events``). A paper in two seed files,
+    edited in one and later edited the same way (or set back) in the other, is one paper
+    again, with one mark. Returns how many orphans merged."""
     if not orphan_ids:
         return 0
-    candidates = {}
-    for start in range(0, len(added), 500):
-        chunk = added[start:start + 500]
-        candidates.update(
-            (pid, anchor(text)) for pid, text in index.execute(
-                f"SELECT id, coalesce(nullif(abstract, ''), title) FROM papers WHERE id IN "
-                f"({','.join('?' * len(chunk))})", chunk) if text)
-    if not candidates:
+    wanted = set(orphan_ids)
+    versions: dict[str, list[str]] = {}
+    for donor, taker in marks.execute("SELECT paper_id, other FROM mark_events "
+                                      "WHERE kind='copy' ORDER BY seq DESC"):
+        if donor in wanted:
+            versions.setdefault(donor, []).append(taker)
+        if taker in wanted:
+            versions.setdefault(taker, []).append(donor)
+    moves = []
+    for orphan, found in versions.items():
+        here = next((pid for pid in found if index.execute(
+            "SELECT 1 FROM papers WHERE id=?", (pid,)).fetchone()), None)
+        if here:
+            moves.append((orphan, here))
+    if not moves:
         return 0
-    return reattach(marks, orphan_ids, Finder(index, candidates, anchor, REATTACH_MIN_RATIO))
+    stamp = now()
+    with write_transaction(marks):
+        batch = next_batch(marks)
+        for orphan, here in moves:
+            status = notes.merge(marks, orphan, here)
+            log_event(marks, batch, stamp, "reattach", orphan, status, status, here)
+    return len(moves)
+
+
+def _annotated(index: sqlite3.Connection, ids: list[str]) -> list[tuple[str, str]]:
+    """``(id, anchor)`` of the papers ``ids`` still in the index with a mark, note or tags."""
+    found = []
+    for start in range(0, len(ids), 500):
+        chunk = ids[start:start + 500]
+        found += [(pid, anchor(text)) for pid, text in index.execute(
+            f"SELECT id, coalesce(nullif(abstract, ''), title) FROM papers WHERE id IN "
+            f"({','.join('?' * len(chunk))}) AND (id IN (SELECT paper_id FROM m.marks) "
+            "OR id IN (SELECT paper_id FROM m.notes) OR id IN (SELECT paper_id FROM m.tags))",
+            chunk) if text]
+    return found
+
+
+def anchors_of(index: sqlite3.Connection, ids: Sequence[str]) -> dict[str, str]:
+    """``{id: anchor}`` of the papers ``ids`` in the index (read before a sync edits them)."""
+    found = {}
+    for paper_id in dict.fromkeys(ids):
+        row = index.execute("SELECT coalesce(nullif(abstract, ''), title) FROM papers "
+                            "WHERE id=?", (paper_id,)).fetchone()
+        if row and row[0]:
+            found[paper_id] = anchor(row[0])
+    return found
+
+
+def successors(index: sqlite3.Connection, marks: sqlite3.Connection, before: dict[str, str],
+               added: list[str]) -> dict[str, str]:
+    """``{id: id now}`` for the papers of ``before`` (``{id: anchor}`` read before a sync) that
+    the sync took out of the index, found as their marks are: where the marks of the paper went
+    (``mark_events``), else the paper the sync ``added`` whose text is nearly the same
+    (:class:`Finder`). A paper gone with no new version is left out."""
+    def present(pid: str) -> bool:
+        return index.execute("SELECT 1 FROM papers WHERE id=?", (pid,)).fetchone() is not None
+
+    gone = {pid: text for pid, text in before.items() if not present(pid)}
+    if not gone:
+        return {}
+    found = {}
+    pool = anchors_of(index, added) if added else {}
+    finder = Finder(index, pool, anchor, REATTACH_MIN_RATIO)
+    for pid, text in gone.items():
+        now_id = current_id(marks, pid)
+        if now_id == pid or not present(now_id):
+            now_id = finder.find(text) if pool else None
+        if now_id:
+            found[pid] = now_id
+    return found

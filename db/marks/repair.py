@@ -311,6 +311,8 @@ def replay(state: dict[str, Rows], steps: list[tuple], events: Rows) -> None:
                 state["tags"].pop((paper_id, old), None)
         elif kind == "reattach":
             _move(state, paper_id, other)
+        elif kind == "copy":
+            _copy(state, paper_id, other)
 
 
 def _set_mark(marks: Rows, paper_id: str, status: str, at: str) -> None:
@@ -327,6 +329,14 @@ def _move(state: dict[str, Rows], old_id: str, new_id: str) -> None:
             row = rows.pop(key)
             moved = (new_id, *key[1:])
             rows.setdefault(moved, (new_id, *row[1:]))
+
+
+def _copy(state: dict[str, Rows], old_id: str, new_id: str) -> None:
+    """A copy to another version of the paper: its rows are copied to the new id (what the new
+    id has is kept)."""
+    for rows in state.values():
+        for key in [k for k in rows if k[0] == old_id]:
+            rows.setdefault((new_id, *key[1:]), (new_id, *rows[key][1:]))
 
 
 def _write(path: Path, tables: dict[str, Rows]) -> None:

@@ -27,11 +27,11 @@ CREATE TABLE IF NOT EXISTS mark_events (   -- append-only history; undo reads it
     seq INTEGER PRIMARY KEY AUTOINCREMENT,
     batch INTEGER NOT NULL,
     at TEXT NOT NULL,
-    kind TEXT NOT NULL,             -- mark | note | tag | undo | reattach
+    kind TEXT NOT NULL,             -- mark | note | tag | undo | reattach | copy
     paper_id TEXT NOT NULL,
     old_status TEXT NOT NULL,       -- note: the old note ('' none); tag: the tag removed, or ''
     new_status TEXT NOT NULL,       -- note: the new note ('' none); tag: the tag added, or ''
-    other TEXT                      -- reattach: the new paper id; undo: the batch undone
+    other TEXT                      -- reattach, copy: the new paper id; undo: the batch undone
 );
 CREATE TABLE IF NOT EXISTS notes (
     paper_id TEXT PRIMARY KEY,

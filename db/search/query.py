@@ -70,13 +70,21 @@ class Term:
                     + "".join(f' OR "{lead}{t}"' for t in self.completions) + ")")
         return '"' + " ".join(self.tokens) + '"' + ("*" if self.prefix else "")
 
-    def text(self) -> str:
+    def text(self, spelt: dict[str, str] | None = None) -> str:
+        """The term in the query language; ``spelt`` gives index words as the abstracts spell
+        them (:attr:`Query.spelt`)."""
+        spelt = spelt or {}
+
+        def words(keys) -> list[str]:
+            return [spelt.get(k, k) for k in keys]
+
         if self.variants:  # (an excluded word's variants are excluded too: "-a -b")
-            spellings = (self.tokens[0] + ("*" if self.prefix else ""), *self.tokens[1:],
-                         *self.variants)
+            first, *rest = words((*self.tokens, *self.variants))
+            spellings = (first + ("*" if self.prefix else ""), *rest)
             return " ".join("-" + w for w in spellings) if self.negated else " OR ".join(spellings)
         star = "*" if self.prefix else ""
-        spellings = [join_tokens(self.tokens), *self.alternatives]
+        spellings = [join_tokens(words(self.tokens)),
+                     *(" ".join(words(a.split(" "))) for a in self.alternatives)]
         quoted = [f'"{b}"{star}' if " " in b else b + star for b in spellings]
         # the query language has no parentheses: excluding any spelling is excluding each one
         return " ".join("-" + b for b in quoted) if self.negated else " OR ".join(quoted)
@@ -98,6 +106,8 @@ class Query:
     not_tags: list[str] = field(default_factory=list)  # -tag:NAME
     authors: list[Term] = field(default_factory=list)  # au:NAME, -au:NAME (Term.negated)
     notices: list[str] = field(default_factory=list)
+    #: index words of the terms as the abstracts spell them (db.search.surface), for describe()
+    spelt: dict[str, str] = field(default_factory=dict)
 
     @property
     def positive(self) -> list[Term]:
@@ -144,10 +154,10 @@ class Query:
                 if term.or_group in seen_groups:
                     continue
                 seen_groups.add(term.or_group)
-                words.append(" OR ".join(t.text() for t in self.terms
+                words.append(" OR ".join(t.text(self.spelt) for t in self.terms
                                          if t.or_group == term.or_group and not t.negated))
             else:
-                words.append(term.text())
+                words.append(term.text(self.spelt))
         if self.status:
             words.append(f"is:{self.status}")
         words += [f"is:{s}" for s in self.more_status]
@@ -158,7 +168,8 @@ class Query:
         words += [f"-in:{_quoted(w)}" for w in self.not_within]
         words += [f"tag:{w}" for w in self.tags]
         words += [f"-tag:{w}" for w in self.not_tags]
-        words += [("-au:" if t.negated else "au:") + "_".join(t.tokens) for t in self.authors]
+        words += [("-au:" if t.negated else "au:")
+                  + "_".join(self.spelt.get(k, k) for k in t.tokens) for t in self.authors]
         return " ".join(words)
 
     def require_status(self, status: str) -> None:

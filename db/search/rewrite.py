@@ -18,22 +18,37 @@ from dataclasses import dataclass, field
 
 from db.search.notes import in_a_note
 from db.search.query import Query
+from db.search.surface import surface_forms
 from db.text import tokens
 
 
-def rewrite(conn: sqlite3.Connection, q: Query, vocabulary: Callable[[], Vocabulary]
-            ) -> list[str]:
+def rewrite(conn: sqlite3.Connection, q: Query, vocabulary: Callable[[], Vocabulary],
+            typed: str = "") -> list[str]:
     """Rewrite ``q`` in place against the index, in this order: irregular plurals
     (:func:`plurals`), typo corrections and names (:func:`correct`), the words a prefix stands
     for (:func:`complete`), compounds written otherwise (:func:`alternatives`). Returns the
-    notices to show ("corrected lerning → learning"); [] when the query runs as typed."""
+    notices to show ("corrected lerning → learning"); [] when the query runs as typed.
+
+    Every index word the query shows that is not a word of ``typed`` (the query's text) as it
+    was typed is shown as the abstracts spell it (``q.spelt``, :mod:`db.search.surface`):
+    "corrected сети → сетей", not the index's key "сетеи"."""
     plurals(conn, q)
     corrections = correct(conn, q, vocabulary)
     complete(conn, q)
     alternatives(conn, q)
+    as_typed = set(_WORD_RE.findall(typed.lower()))
+    keys = [k for t in q.terms for k in (*t.tokens, *t.variants,
+                                         *(w for a in t.alternatives for w in a.split(" ")))]
+    keys += [k for _, found, _ in corrections for k in found]
+    keys += [k for t in q.authors for k in t.tokens]
+    q.spelt = surface_forms(conn, (k for k in keys if k not in as_typed))
     if not corrections:
         return []
-    return ["corrected " + ", ".join(f"{a} → {b}" for a, b in corrections)]
+    return ["corrected " + ", ".join(
+        f"{a} → {sep.join(q.spelt.get(k, k) for k in found)}" for a, found, sep in corrections)]
+
+
+_WORD_RE = re.compile(r"[^\W_]+")
 
 
 def known(conn: sqlite3.Connection, token: str, prefix: bool = False) -> bool:
@@ -44,8 +59,11 @@ def known(conn: sqlite3.Connection, token: str, prefix: bool = False) -> bool:
     return conn.execute("SELECT 1 FROM vocab WHERE term = ?", (token,)).fetchone() is not None
 
 
-def correct(conn: sqlite3.Connection, q: Query, vocabulary) -> list[tuple[str, str]]:
-    """Replace unknown words of ``q``'s terms in place; returns ``(typed, corrected)`` pairs."""
+def correct(conn: sqlite3.Connection, q: Query, vocabulary
+            ) -> list[tuple[str, tuple[str, ...], str]]:
+    """Replace unknown words of ``q``'s terms in place; returns ``(typed, index words, how
+    they join)``: ``("lerning", ("learning",), "")``, ``("multitask", ("multi", "task"),
+    "-")``, ``("tesk", ("task", "test"), " or ")``."""
     corrections = []
     for term in q.positive:
         last = len(term.tokens) - 1
@@ -63,7 +81,7 @@ def correct(conn: sqlite3.Connection, q: Query, vocabulary) -> list[tuple[str, s
                               vocab.df[spellings[0]] if spellings else 0)
             if parts:  # "multitask": the index has "multi-task" as the phrase "multi task"
                 fixed_tokens[i] = parts
-                corrections.append((tok, "-".join(parts)))
+                corrections.append((tok, parts, "-"))
                 continue
             if not spellings:
                 continue
@@ -74,7 +92,7 @@ def correct(conn: sqlite3.Connection, q: Query, vocabulary) -> list[tuple[str, s
                 spellings = spellings[:1]
             if i == last:
                 term.prefix = False
-            corrections.append((tok, " or ".join(spellings)))
+            corrections.append((tok, tuple(spellings), " or "))
         term.tokens = tuple(t for tok in fixed_tokens
                             for t in ((tok,) if isinstance(tok, str) else tok))
     return corrections

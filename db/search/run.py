@@ -30,7 +30,7 @@ def run(conn: sqlite3.Connection, text: str, status: str | None, limit: int, off
     """Search; see :meth:`db.Library.search`. ``vocabulary()`` returns the index's
     :class:`~db.search.rewrite.Vocabulary` (loaded once, when a word needs correcting)."""
     q = parse(text, typing=typing, status=status)
-    notices = [*q.notices, *rewrite(conn, q, vocabulary)]
+    notices = [*q.notices, *rewrite(conn, q, vocabulary, text)]
     matches = match(conn, q, limit + offset)
     total, rows, notice = rank(conn, q, matches, limit, offset)
     return result(conn, text, q, total, rows, [*notices, notice])

@@ -19,6 +19,7 @@ from functools import lru_cache
 from db.index.schema import BM25_WEIGHTS
 from db.models import SearchResult
 from db.search.hits import HIT_COLUMNS, hits
+from db.search.surface import surface_forms
 from db.text import tokens
 
 #: Distinctive words a "more like this" query uses. Fewer miss papers that share the topic in
@@ -132,6 +133,8 @@ def _run(conn: sqlite3.Connection, words: Counter[str], query: str, what: str,
     rows = conn.execute(
         f"SELECT {HIT_COLUMNS}, -hit.score {base} ORDER BY hit.score, p.first_file, "
         "p.first_pos LIMIT ? OFFSET ?", [expression, *params, limit, offset]).fetchall()
-    notice = f"{what} (by {', '.join(chosen[:6])}…)"
-    return SearchResult(query, " OR ".join(chosen), notice, total, hits(conn, rows),
+    spelt = surface_forms(conn, chosen)  # the words as the abstracts write them
+    shown = [spelt.get(w, w) for w in chosen]
+    notice = f"{what} (by {', '.join(shown[:6])}…)"
+    return SearchResult(query, " OR ".join(shown), notice, total, hits(conn, rows),
                         tuple(chosen))

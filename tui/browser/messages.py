@@ -95,7 +95,9 @@ class PageLoaded(WorkerMessage):
     """The answer to search request number ``request``: the window of hits at ``offset``.
 
     ``focus`` (a paper id or a row index, -1 = last) says where the cursor goes; ``fallback``
-    is the row when the paper is not in the window. ``result`` is None when the request was
+    is the row when the paper is not in the window. (A search asked with a tuple of ids for
+    ``focus`` is answered with the window holding the first of them found, that id as ``focus``:
+    :func:`tui.browser.workers._locate`.) ``result`` is None when the request was
     superseded before it ran (the app drops such an answer unseen).
     """
 

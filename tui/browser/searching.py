@@ -87,8 +87,11 @@ class SearchingApp(BrowserBase):
         else:
             self._search()
 
-    def _search(self, focus: str | int | None = None, offset: int = 0, fallback: int = 0):
-        """Run the query with the filter; only the answer to this request will be shown."""
+    def _search(self, focus: str | int | tuple[str, ...] | None = None, offset: int = 0,
+                fallback: int = 0):
+        """Run the query with the filter; only the answer to this request will be shown.
+        ``focus``: where the cursor goes (:meth:`ResultsTable.show_hits`), or papers in order
+        of preference, the window then the one that holds the first found."""
         if self._search_timer is not None:
             self._search_timer.stop()
             self._search_timer = None

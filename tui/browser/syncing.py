@@ -60,7 +60,8 @@ class SyncingApp(BrowserBase):
         self._syncing = True
         self.main_screen.query_one(SyncProgress).start("building the index" if building
                                            else "syncing seed files")
-        self.sync_library()
+        cursor = self.table.current_id
+        self.sync_library((cursor,) if cursor else ())
 
     @on(SyncProgressed)
     @while_running
@@ -88,9 +89,24 @@ class SyncingApp(BrowserBase):
         if (report is None or report.did_change or shown != self._index_version
                 or not self.table.row_count):
             # the index is not the one shown (this sync, or another papertray's sync that
-            # this one found done): the same window again, the cursor on the same paper
-            self._search(focus=FOLLOW_CURSOR, offset=self.table.window_offset)
+            # this one found done): the cursor stays on its paper (or its edited version)
+            self._search_again(report.followed if report is not None else {})
         self._freeze_heap_soon()
+
+    def _search_again(self, followed: dict[str, str]) -> None:
+        """Search again in a changed index, the cursor on the paper it is on, or on the version
+        of it the sync followed it to (``followed``: :attr:`db.models.SyncReport.followed`), or
+        when it is gone on the nearest paper left: the next rows first, then those above."""
+        table = self.table
+        cursor = table.current_id
+        if cursor is None or table.moving:
+            self._search(focus=FOLLOW_CURSOR, offset=table.window_offset)
+            return
+        ids = table.paper_ids
+        row = ids.index(cursor) if cursor in ids else table.cursor_row
+        wanted = [followed.get(cursor), cursor, *ids[row + 1:], *reversed(ids[:row])]
+        self._search(focus=tuple(dict.fromkeys(p for p in wanted if p)),
+                     offset=table.window_offset, fallback=table.cursor_row)
 
     def _report_problems(self, problems: Iterable[tuple[str, str]]) -> None:
         """One notification per seed file that failed to load (once per file and reason)."""
@@ -117,7 +133,7 @@ class SyncingApp(BrowserBase):
             return  # the app is busy (a sync of its own, keys, a search): the next poll sees it
         self._index_version = message.version
         self._show_counts(message.counts, message.collections)
-        self._search(focus=FOLLOW_CURSOR, offset=self.table.window_offset)
+        self._search_again({})
 
     @on(MarksChanged)
     @while_running

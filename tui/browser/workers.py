@@ -15,6 +15,7 @@ they met the marks file, and an answer read before a mark was written never arri
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import sqlite3
 import threading
 from collections import deque
@@ -86,8 +87,9 @@ class LibraryWorkers:
                                         marks_version))
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="sync")
-    def sync_library(self) -> None:
-        """Bring the index in step with the seed files, posting progress per file read."""
+    def sync_library(self, follow: tuple[str, ...] = ()) -> None:
+        """Bring the index in step with the seed files, posting progress per file read;
+        ``follow``: papers whose new ids the report gives (:meth:`db.Library.sync`)."""
         library = self.lib
         assert library is not None
         worker = get_current_worker()
@@ -98,7 +100,7 @@ class LibraryWorkers:
             self.post_message(SyncProgressed(done, total))
 
         try:
-            report = library.sync(progress=progress)
+            report = library.sync(progress=progress, follow=follow)
         except SyncCancelled:
             return
         except (LibraryError, sqlite3.Error, OSError) as exc:
@@ -126,16 +128,21 @@ class LibraryWorkers:
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="search")
     def load_page(self, request: int, query: str, status: str, offset: int,
-                  focus: str | int | None, fallback: int = 0) -> None:
-        """Search ``query`` with the status filter and post the window of hits at ``offset``."""
+                  focus: str | int | tuple[str, ...] | None, fallback: int = 0) -> None:
+        """Search ``query`` with the status filter and post the window of hits at ``offset``
+        (with a tuple of ids for ``focus``: the window that holds the first of them found)."""
         assert self.lib is not None
         worker = get_current_worker()
         with self._mark_lock:
             if worker.is_cancelled or request != self._request:  # a newer request came
                 self.post_message(PageLoaded(request, offset, None, focus, fallback))
                 return
-            result = self.lib.search(query, _filter(status), self.page_size, offset,
-                                     typing=True)
+            if isinstance(focus, tuple):  # papers in order of preference: the first found
+                result, offset, focus = _locate(self.lib, query, _filter(status),
+                                                self.page_size, offset, focus)
+            else:
+                result = self.lib.search(query, _filter(status), self.page_size, offset,
+                                         typing=True)
             paper = None
             cursor = _cursor_paper(result, focus, fallback)
             if cursor is not None and not worker.is_cancelled:
@@ -319,6 +326,50 @@ def _cursor_paper(result: SearchResult, focus: str | int | None, fallback: int) 
         return focus
     row = (focus if focus >= 0 else len(ids) + focus) if isinstance(focus, int) else fallback
     return ids[min(max(row, 0), len(ids) - 1)]
+
+
+#: Hits read at once while looking for the cursor paper beyond the window (:func:`_locate`).
+LOCATE_CHUNK = 2000
+
+
+def _locate(lib: Library, query: str, status: str | None, page: int, offset: int,
+            wanted: tuple[str, ...]) -> tuple[SearchResult, int, str | None]:
+    """The window of ``page`` hits that holds the first paper of ``wanted`` found among the
+    hits (rows come and go above the cursor paper when the index changes, and an edited paper
+    may have moved): ``(result, its offset, that paper)``, or the window at ``offset`` and None
+    when none of them is there. The hits from a page before ``offset`` to two pages after it
+    are read first (one search); the paper first in ``wanted`` is looked for further
+    (:func:`_position`) only when it is not among them."""
+    start = max(0, offset - page)
+    wide = lib.search(query, status, 3 * page, start, typing=True)
+    rows: dict[str, int] = {}
+    for row, hit in enumerate(wide.hits):
+        rows.setdefault(hit.id, start + row)
+    if wanted and wanted[0] not in rows:
+        rows.update(_position(lib, query, status, wanted[0], wide.total))
+    found = next((paper_id for paper_id in wanted if paper_id in rows), None)
+    at = offset
+    if found is not None and not offset <= rows[found] < offset + page:
+        at = max(0, rows[found] - page // 2)
+    end = start + len(wide.hits)
+    if start <= at and (at + page <= end or end >= wide.total):
+        return dataclasses.replace(wide, hits=wide.hits[at - start:at - start + page]), at, found
+    return lib.search(query, status, page, at, typing=True), at, found
+
+
+#: Hits read at once while looking for a paper beyond the window (:func:`_position`).
+LOCATE_CHUNK = 2000
+
+
+def _position(lib: Library, query: str, status: str | None, paper_id: str,
+              total: int) -> dict[str, int]:
+    """``{paper_id: its position among the hits}``, or {} when the query does not find it;
+    read :data:`LOCATE_CHUNK` hits at a time."""
+    for at in range(0, total, LOCATE_CHUNK):
+        ids = [h.id for h in lib.search(query, status, LOCATE_CHUNK, at, typing=True).hits]
+        if paper_id in ids:
+            return {paper_id: at + ids.index(paper_id)}
+    return {}
 
 
 def _filter(status: str) -> str | None:
