@@ -328,10 +328,6 @@ def _cursor_paper(result: SearchResult, focus: str | int | None, fallback: int) 
     return ids[min(max(row, 0), len(ids) - 1)]
 
 
-#: Hits read at once while looking for the cursor paper beyond the window (:func:`_locate`).
-LOCATE_CHUNK = 2000
-
-
 def _locate(lib: Library, query: str, status: str | None, page: int, offset: int,
             wanted: tuple[str, ...]) -> tuple[SearchResult, int, str | None]:
     """The window of ``page`` hits that holds the first paper of ``wanted`` found among the
