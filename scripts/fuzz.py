@@ -19,6 +19,7 @@ import random
 import sys
 import tempfile
 import time
+import traceback
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -116,7 +117,8 @@ def main() -> int:
                 _round(kind, n, context)
             except FlakyFailure as exc:  # a query slow once, not again: the machine's load
                 print(f"not repeatable ({kind}, --seed {n}), going on: {exc}", flush=True)
-            except Exception as exc:  # the failing input is printed by Hypothesis above
+            except Exception as exc:  # Hypothesis notes the failing input, shrunk, on the error
+                traceback.print_exception(exc)
                 print(f"FAILED ({kind}, --seed {n}): {type(exc).__name__}: {exc}", flush=True)
                 status = 1
                 break

@@ -178,7 +178,7 @@ def run_cli(argv: list[str]) -> CliRun:
     out, err = io.StringIO(), io.StringIO()
     saved = sys.argv, sys.stdin
     handlers = {signum: signal.getsignal(signum) for signum in (signal.SIGTERM, signal.SIGHUP)}
-    sys.argv, sys.stdin = ["papertray", *argv], io.StringIO("")
+    sys.argv, sys.stdin = ["papertray", *argv], io.TextIOWrapper(io.BytesIO(b""))
     status: int | str | None = 0
     try:
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):

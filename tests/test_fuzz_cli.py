@@ -16,7 +16,7 @@ from hypothesis import given
 from tests.fuzz_support import check_cli, command_lines, in_the_suite
 
 
-@in_the_suite(150)
+@in_the_suite(300)
 @given(command_lines())
 def test_any_command_line_exits_0_1_or_2_with_one_line_of_error(
         seeds_copy: Path, data_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
