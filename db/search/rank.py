@@ -97,6 +97,8 @@ def _general(conn: sqlite3.Connection, m: Matches, limit: int,
     where = (" WHERE " + " AND ".join(clauses)) if clauses else ""
     total = conn.execute(f"SELECT count(*) {base}{where}",
                          [*match_params, *params]).fetchone()[0]
+    if offset >= total:  # a page past the last match: nothing to rank (bm25 of every match)
+        return total, []
     rows = conn.execute(
         f"SELECT {HIT_COLUMNS}, -hit.score {base}{where} ORDER BY hit.score, p.first_file, "
         "p.first_pos LIMIT ? OFFSET ?", [*match_params, *params, limit, offset]).fetchall()
