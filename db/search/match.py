@@ -41,7 +41,10 @@ def match(conn: sqlite3.Connection, q: Query, window: int) -> Matches:
     noted = note_match(conn, q, "all") if expression else []
     having_all = best = None
     if expression and not noted and not filters[0]:
-        found = best_matches(conn, expression, window, counted=len(q.positive) > 1)
+        # two words, or a prefix (its words' lists merged: "a*" at 87k papers, 1 s a pass),
+        # cost more to match than to count in the same pass
+        costly = len(q.positive) > 1 or any(t.prefix for t in q.positive)
+        found = best_matches(conn, expression, window, counted=costly)
         if found is not None:
             having_all, best = found
     if expression and having_all is None and (len(q.positive) > 1 or best is not None):
