@@ -172,6 +172,19 @@ def test_cli_export_errors_are_one_line(run_cli, tmp_path):
     assert bad.exit_code == 2
 
 
+def test_cli_export_to_a_file_whose_name_starts_with_a_dash(run_cli, tmp_path, monkeypatch):
+    """``-o -OR.md`` writes the file ``-OR.md``: an option's value is not a query word (it was
+    marked as one, and ``-o -OR`` ended in a traceback, "embedded null byte"); a query word
+    with a dash after it still excludes."""
+    monkeypatch.chdir(tmp_path)
+    result = run_cli("export", "--format", "json", "-o", "-OR.md", "-has:code", "multi-task")
+    assert (result.exit_code, result.stderr) == (0, "exported 4 papers to -OR.md\n")
+    hits = json.loads((tmp_path / "-OR.md").read_text(encoding="utf-8"))["hits"]
+    assert [h["short_id"] for h in hits] == ["a38c128b", "07e557e9", "58f4bebc", "5f5de6c1"]
+    status = run_cli("export", "--status", "-x", "PARM")
+    assert status.exit_code == 2 and "'-x' is not one of" in status.stderr
+
+
 @pytest.mark.parametrize("command", [("export", "--format", "json", "-o"), ("marks", "export")])
 def test_exporting_into_a_pipe_writes_into_it_and_leaves_it_a_pipe(run_cli, tmp_path, command):
     """``-o /dev/stdout`` or a named pipe: written directly. Renaming a temporary file over it

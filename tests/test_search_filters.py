@@ -148,3 +148,21 @@ def test_or_after_an_excluding_filter_is_explained_as_after_a_filter(shipped_lib
         assert result.effective_query == effective
         assert result.notice == "OR joins words, not filters: the filters all apply"
     assert shipped_library.search("-is:read OR graph").total == 2
+
+
+@pytest.mark.parametrize("query", ["in:icml learning", "-in:icml learning", "in:ability",
+                                   "tag:moe", "-tag:moe learning", "in:icml tag:moe"])
+def test_a_filter_finds_its_papers_once_not_paper_by_paper(library, query):
+    """``in:`` and ``tag:`` find the papers they keep once per query, not with a look-up per
+    paper of the index: SQLite's plan of every statement of the search has no correlated
+    subquery (at 87k papers, ``in:" ability`` took 0.8-1.03 s; found by the query fuzzer)."""
+    library.tag([next(h.id for h in all_hits(library) if h.name == "PARM")], ["moe"])
+    statements: list[str] = []
+    library.search("x")  # the connections opened before the trace
+    conn = library._index()
+    conn.set_trace_callback(statements.append)
+    library.search(query)
+    conn.set_trace_callback(None)
+    plans = [detail for sql in statements if sql.lstrip().upper().startswith("SELECT")
+             for *_, detail in conn.execute("EXPLAIN QUERY PLAN " + sql)]
+    assert plans and not [d for d in plans if "CORRELATED" in d], plans

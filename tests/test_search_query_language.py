@@ -142,3 +142,16 @@ def test_a_word_typed_again_runs_once(shipped_library):
     once = shipped_library.search("multi-task -reinforcement", limit=100)
     assert ids(again.hits) == ids(once.hits) and again.total == 5
     assert [h.score for h in again.hits] == [h.score for h in once.hits]
+
+
+@pytest.mark.parametrize(("query", "word"), [("a*", "a"), ("re*", "re"), ("-re* model", "re")])
+def test_a_prefix_of_one_or_two_letters_is_the_word(shipped_library, query, word):
+    """``a*`` or ``re*`` match nearly every paper (``a*``: 1.2-1.6 s at 87k papers, found by
+    the query fuzzer), so they are read as the words, as a word being typed is, and a notice
+    says so; from three letters on a ``word*`` is a prefix."""
+    result = shipped_library.search(query)
+    as_word = shipped_library.search(query.replace("*", ""))
+    assert ids(result.hits) == ids(as_word.hits)
+    assert f"a prefix needs 3 letters: {query.split()[0]} is searched as a word" in result.notice
+    assert shipped_library.search("rei*").total == len(_containing(r"\brei\w*")) > 1
+    assert parse(query).positive[0].tokens == (("model",) if "model" in query else (word,))

@@ -41,7 +41,10 @@ def match(conn: sqlite3.Connection, q: Query, window: int) -> Matches:
     noted = note_match(conn, q, "all") if expression else []
     having_all = best = None
     if expression and not noted and not filters[0]:
-        found = best_matches(conn, expression, window, counted=len(q.positive) > 1)
+        # two words, or a prefix (its words' lists merged: "a*" at 87k papers, 1 s a pass),
+        # cost more to match than to count in the same pass
+        costly = len(q.positive) > 1 or any(t.prefix for t in q.positive)
+        found = best_matches(conn, expression, window, counted=costly)
         if found is not None:
             having_all, best = found
     if expression and having_all is None and (len(q.positive) > 1 or best is not None):
@@ -84,15 +87,16 @@ def where(q: Query) -> tuple[list[str], list]:
         clauses.append("p.code_url IS NOT NULL" if q.has_code else "p.code_url IS NULL")
     for values, negate in ((q.within, ""), (q.not_within, "NOT ")):
         for value in values:
-            clauses.append(f"{negate}(p.collection LIKE ? ESCAPE '\\' OR EXISTS (SELECT 1 FROM "
-                           "sources s JOIN files f ON f.path = s.file WHERE s.paper_id = p.id "
-                           "AND f.display LIKE ? ESCAPE '\\'))")
+            # a filter's papers are found once, not looked up paper by paper (the seed files'
+            # for in:, 87,000 papers: 0.6 → 0.15 s)
+            clauses.append(f"{negate}(p.collection LIKE ? ESCAPE '\\' OR p.id IN (SELECT "
+                           "s.paper_id FROM files f JOIN sources s ON s.file = f.path "
+                           "WHERE f.display LIKE ? ESCAPE '\\'))")
             like = "%" + value.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
             params += [like, like]
     for values, negate in ((q.tags, ""), (q.not_tags, "NOT ")):
         for value in values:
-            clauses.append(f"{negate}EXISTS (SELECT 1 FROM m.tags t WHERE t.paper_id = p.id "
-                           "AND t.tag = ?)")
+            clauses.append(f"p.id {negate}IN (SELECT paper_id FROM m.tags WHERE tag = ?)")
             params.append(value)
     for term in q.authors:
         clauses.append(f"p.rowid {'NOT ' if term.negated else ''}IN "

@@ -95,12 +95,17 @@ def _general(conn: sqlite3.Connection, m: Matches, limit: int,
     base = (f"FROM ({matched}) hit JOIN papers p ON p.rowid = hit.rowid "
             + _JOINS[len("FROM papers p"):])
     where = (" WHERE " + " AND ".join(clauses)) if clauses else ""
+    page = (f"{base}{where} ORDER BY hit.score, p.first_file, p.first_pos LIMIT ? OFFSET ?",
+            [*match_params, *params, limit, offset])
+    if offset == 0 and limit > 0:  # the first page counts the matches in the same pass
+        rows = conn.execute(f"SELECT {HIT_COLUMNS}, -hit.score, count(*) OVER () {page[0]}",
+                            page[1]).fetchall()
+        return (rows[0][-1] if rows else 0), [r[:-1] for r in rows]
     total = conn.execute(f"SELECT count(*) {base}{where}",
                          [*match_params, *params]).fetchone()[0]
-    rows = conn.execute(
-        f"SELECT {HIT_COLUMNS}, -hit.score {base}{where} ORDER BY hit.score, p.first_file, "
-        "p.first_pos LIMIT ? OFFSET ?", [*match_params, *params, limit, offset]).fetchall()
-    return total, rows
+    if limit == 0 or offset >= total:  # no page, or one past the last match: nothing to rank
+        return total, []
+    return total, conn.execute(f"SELECT {HIT_COLUMNS}, -hit.score {page[0]}", page[1]).fetchall()
 
 
 #: Rowids bound in one ``IN (...)`` (SQLite allows 32,766 variables in a statement).

@@ -17,11 +17,13 @@ _WORD = "\x00"  # marks a query word that starts with "-" while click parses the
 class _QueryCommand(click.Command):
     """A command whose arguments are a query: ``-has:code`` and ``-word`` are query words, not
     bundles of short options (click would read ``-has:code`` as ``-o de``); ``-o`` is spelt
-    apart from its file."""
+    apart from its file. The value of an option (``-o -notes.md``) is the option's, as typed."""
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        taking = {name for param in self.params if isinstance(param, click.Option)
+                  and not param.is_flag and not param.count for name in param.opts}
         marked = [_WORD + a if a.startswith("-") and not a.startswith("--") and len(a) > 2
-                  else a for a in args]
+                  and (i == 0 or args[i - 1] not in taking) else a for i, a in enumerate(args)]
         return super().parse_args(ctx, marked)
 
 
