@@ -126,3 +126,37 @@ async def test_a_signal_keeps_held_keys_and_the_note_being_written(tmp_path: Pat
         marked = {h.name: (h.status, library.get(h.id).note)
                   for h in library.search("", None, 50, 0).hits if h.status != "new"}
     assert marked == {"WUDI-Merging": ("to-read", "hi")}
+
+
+async def test_a_quit_while_the_palette_still_searches_its_commands_ends_cleanly(
+        tmp_path: Path, monkeypatch) -> None:
+    """ctrl+q while the command palette's search of commands is still under way: the browser
+    exits 0. The search, resuming after the palette's widgets were taken down, looked up its
+    list of commands and ended the browser with ``NoMatches``."""
+    from textual.command import CommandList
+
+    from tui.browser.commands import TriageCommands
+
+    search = TriageCommands.search
+    started, ended = asyncio.Event(), asyncio.Event()
+
+    async def slow_search(self, query: str):
+        started.set()
+        try:
+            while self.screen.query(CommandList):  # a provider slower than the quit: it
+                await asyncio.sleep(0.01)          # answers once the palette is taken down
+            async for hit in search(self, query):
+                yield hit
+        finally:
+            ended.set()  # resumed to the end, or cancelled
+
+    monkeypatch.setattr(TriageCommands, "search", slow_search)
+    app, _seeds, _data = shipped_app(tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        burst(app, ["ctrl+p", "m"])
+        await wait_for(pilot, started.is_set, "the palette to search its commands")
+        burst(app, ["ctrl+q"])
+        await wait_for(pilot, ended.is_set, "the palette's search to end")
+        await wait_for(pilot, lambda: not app.is_running, "the app to exit")
+    assert app.return_code == 0

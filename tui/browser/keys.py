@@ -142,7 +142,14 @@ class KeysApp(BrowserBase):
         arrive from now on: ``q u`` in one burst quits without undoing the last mark."""
         self._leaving = True
         self._inputs.clear()
+        for screen in self.screen_stack[1:]:
+            self._stop_workers_of(screen)
         super().exit(*args, **kwargs)
+
+    def _stop_workers_of(self, screen: Screen) -> None:
+        """Cancel the workers a screen runs before it is taken down: the command palette's
+        search of commands looks up its list when it resumes, and the list is gone then."""
+        self.workers.cancel_node(screen)
 
     def exit_in_turn(self) -> None:
         """Exit as ctrl+q typed now does, for an exit asked from outside the keys (SIGTERM,
@@ -164,6 +171,7 @@ class KeysApp(BrowserBase):
         if prompt is None or prompt.holds_keys:
             return False
         while self.screen_stack[-1] is not prompt:
+            self._stop_workers_of(self.screen_stack[-1])
             self.pop_screen()
         prompt.action_save()
         return True
