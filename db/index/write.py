@@ -8,6 +8,7 @@ import json
 import sqlite3
 from collections import Counter
 
+from db.index import health
 from db.index.plan import Planned
 from db.index.rows import (
     PAPER_COLUMNS,
@@ -159,6 +160,7 @@ class Writer:
                 conn.execute(sql)
         if self.affected:
             _mark_multi_sources(conn, None if self.bulk else self.affected)
+        health.record(conn)
         return added_ids
 
 
