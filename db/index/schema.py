@@ -147,7 +147,8 @@ def open_index(path: Path, quiet_missing: bool = False, had_marks: bool = False
 
     An empty file is rebuilt; a missing one too (said when ``had_marks``: the reader had a
     library, unless ``quiet_missing``: the caller itself just set a damaged index aside). A
-    damaged file is set aside (``index.sqlite.broken-<time>``) and a new one made; an index of
+    damaged file (SQLite cannot read it, or :func:`db.index.health.problem` finds its schema or
+    rows wrong) is set aside (``index.sqlite.broken-<time>``) and a new one made; an index of
     another format (an older papertray's) is emptied in place and its tables made anew
     (:func:`_empty_old_index`). Each is said in one notice. Raises ``sqlite3.OperationalError``
     only when the file stays busy for the whole busy timeout.

@@ -2,7 +2,8 @@
 
 :mod:`db.index.plan` decides which files to read (fingerprints, DESIGN.md); the changes are
 written by :mod:`db.index.write` in one write transaction, so a crash or kill leaves the
-previous index whole. A first build writes each file as soon as it is parsed.
+previous index whole. A first build writes each file as soon as it is parsed; a forced sync
+makes the whole index again from nothing, in one write transaction too.
 """
 
 from __future__ import annotations
