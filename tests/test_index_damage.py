@@ -72,6 +72,9 @@ DAMAGE: dict[str, Callable[[Path], None]] = {
     "fts content deleted": _sql("INSERT INTO papers_fts(papers_fts) VALUES ('delete-all')"),
     "fts structure gone": _sql("DELETE FROM papers_fts_data WHERE id = 10"),
     "papers deleted": _sql("DELETE FROM papers WHERE rowid % 5 = 0"),
+    "sources cut": _sql("DELETE FROM sources WHERE position % 2 = 0"),
+    "vocabulary emptied": _sql("DELETE FROM vocab"),
+    "fingerprints emptied": _sql("DELETE FROM files"),
     "trigger dropped": _sql("DROP TRIGGER papers_au"),
     "trigger altered": _sql("DROP TRIGGER papers_ad", "CREATE TRIGGER papers_ad AFTER DELETE "
                             "ON papers BEGIN SELECT 1; END"),
@@ -175,6 +178,26 @@ async def test_the_browser_rebuilds_a_damaged_index_and_says_so(tmp_path, seeds_
     app = app_on(seeds_copy, data)
     notes = record_notifications(app)
     async with app.run_test(size=(100, 30)) as pilot:
+        await wait_for(pilot, lambda: any("the index was damaged" in n for n in notes),
+                       "the notice")
+        await settle(pilot)
+        await pilot.press("/", *"wudi", "enter")
+        await settle(pilot)
+        assert app.table.row_count == 1
+        assert app.query_one("StatusHeader").counts.get("all") == 35
+    assert [n for n in notes if "index" in n] == [
+        n for n in notes if n.startswith("the index was damaged (papers_fts_idx has 0 rows")]
+
+
+async def test_the_browser_rebuilds_an_index_damaged_while_it_runs(tmp_path, seeds_copy):
+    """Another process empties the full-text index under a running browser: its poll notices
+    (the index was written by another connection), rebuilds it and says so."""
+    data = tmp_path / "data"
+    app = app_on(seeds_copy, data, poll_seconds=0.1)
+    notes = record_notifications(app)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        _sql("DELETE FROM papers_fts_idx")(data / "index.sqlite")
         await wait_for(pilot, lambda: any("the index was damaged" in n for n in notes),
                        "the notice")
         await settle(pilot)

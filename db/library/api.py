@@ -96,6 +96,7 @@ class Library:
         self.close()
 
     # -- sync ----------------------------------------------------------------------------
+    @recovering
     def needs_sync(self) -> bool:
         """True when a seed file was added, removed or changed since the last sync (stat only).
 

@@ -90,7 +90,11 @@ class Connections:
         wrote to it since this thread's connection last looked, else None. SQLite's
         ``data_version`` says so without reading the file, so only a read after another
         process's (or thread's) commit pays for the check (~0.5 ms on 10,000 abstracts).
-        Raises :class:`sqlite3.DatabaseError` when the index cannot be read."""
+        Raises :class:`sqlite3.DatabaseError` when the index cannot be read.
+
+        A file that another papertray replaced (it set the damaged index aside first) is
+        followed first: the damage of the old file is not the new one's."""
+        self.follow_replaced_files()
         lease = self._lease()
         version = lease.index.execute("PRAGMA main.data_version").fetchone()[0]
         if version == lease.checked:

@@ -84,10 +84,13 @@ def check_marks(library: Library) -> None:
 
 
 def index_damaged(library: Library, exc: sqlite3.DatabaseError) -> str | None:
-    """What is wrong with the index file when ``exc`` came from it (:func:`diagnose`); None
-    when it is whole or cannot be checked now (a lock, a full disk: no proof of damage). Raises
-    :class:`LibraryError` when SQLite says a file is damaged and it is the marks file: that
-    one is not rebuilt."""
+    """What is wrong with the index file when ``exc`` is an error damage can cause
+    (:func:`db.index.health.may_be_damage`) and the file then fails
+    :func:`db.index.health.diagnose`; None when it is whole or cannot be checked now (a lock,
+    a full disk: no proof of damage). Raises :class:`LibraryError` when SQLite says a file is
+    damaged and it is the marks file: that one is not rebuilt."""
+    if not health.may_be_damage(exc):
+        return None
     if is_damage(exc):
         try:
             marks_sound = quick_check(library.paths.marks) == "ok"
