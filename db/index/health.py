@@ -2,7 +2,7 @@
 
 The index is a cache, so any damage ends in a rebuild (:func:`db.index.schema.open_index` sets
 a file with a :func:`problem` aside); what matters is that damage is noticed, never answered
-from. Two checks, cheap enough for every opening of the index (~0.3 ms on 10,000 abstracts):
+from. Two checks, cheap enough for every opening of the index (~0.7 ms on 10,000 abstracts):
 
 * the schema: ``sqlite_master`` (type, name, table, SQL) must be what the schema code creates
   (tables, columns, indexes, triggers, views and the FTS5 shadow tables): nothing missing,
@@ -23,7 +23,7 @@ import sqlite3
 from pathlib import Path
 
 #: The tables whose row counts a sync records in ``tally`` and an opening compares: every
-#: table of the index (10,000 abstracts: ~0.4 ms for all, ``sources`` the largest part).
+#: table of the index (10,000 abstracts: ~0.5 ms for all, ``sources`` the largest part).
 TALLIED = ("files", "papers", "sources", "multi_sources", "vocab", "papers_fts_data",
            "papers_fts_idx", "papers_fts_docsize")
 #: The FTS5 file format this SQLite writes (``papers_fts_config`` key ``version``).
