@@ -87,6 +87,9 @@ DAMAGE: dict[str, Callable[[Path], None]] = {
     "index added": _sql("CREATE INDEX extra ON papers(year)"),
     "format number changed": _sql("PRAGMA user_version = 999"),
     "tally emptied": _sql("DELETE FROM tally"),
+    "every table dropped": _sql(*(f"DROP TABLE IF EXISTS {t}" for t in (
+        "papers_fts", "files", "papers", "sources", "multi_sources", "vocab", "tally")),
+        "DROP VIEW papers_search"),
     "truncated": _rewrite(lambda data: data[:len(data) // 2]),
     "garbage bytes": _rewrite(lambda data: data[:4096] + b"\xa5" * (len(data) - 4096)),
     "not sqlite": _rewrite(lambda data: b"this is not a database\n" * 1000),

@@ -232,6 +232,8 @@ def _open(path: Path) -> sqlite3.Connection:
         version, has_tables = _format(conn)
         if has_tables and version != INDEX_VERSION:
             raise _OtherFormat(version)
+        if not has_tables and version == INDEX_VERSION:  # (a new file has version 0)
+            raise _Damaged("its tables are gone")
         if not has_tables:  # only a new file takes a page size (and not once in WAL mode)
             conn.execute(f"PRAGMA page_size={INDEX_PAGE_SIZE}")
         use_wal(conn)
