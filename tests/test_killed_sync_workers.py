@@ -3,10 +3,12 @@ workers end with it, and the next papertray is neither refused nor slowed."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -80,6 +82,15 @@ def big_seeds(tmp_path_factory) -> Path:
     return seeds
 
 
+def _drain(fd: int) -> None:
+    """Read what the browser draws until its terminal closes (every process that had it
+    ended), then close ``fd``."""
+    with contextlib.suppress(OSError):
+        while os.read(fd, 65536):
+            pass
+    os.close(fd)
+
+
 def _stats(seeds: Path, data: Path) -> subprocess.CompletedProcess:
     return subprocess.run([*console_script(), "--seeds", str(seeds), "--data-dir", str(data),
                            "stats", "--json"], capture_output=True, text=True,
@@ -118,18 +129,18 @@ def test_a_browser_killed_mid_build_leaves_no_worker(big_seeds, tmp_path):
     that watched its parent process, the fork server, parsed and waited for ever.)"""
     data = tmp_path / "data"
     env = {**os.environ, "TERM": "xterm-256color", "LANG": "C.UTF-8"}
-    pty_main, pty_side = os.openpty()  # the browser needs a terminal; nobody reads it
+    pty_main, pty_side = os.openpty()  # the browser needs a terminal
     proc = subprocess.Popen([*console_script(), "--seeds", str(big_seeds), "--data-dir",
                              str(data)], stdin=pty_side, stdout=pty_side, stderr=pty_side,
                             env=env, start_new_session=True)
     os.close(pty_side)
+    threading.Thread(target=_drain, args=(pty_main,), daemon=True).start()  # (a full one blocks)
     try:
         _parse_workers(proc.pid, 3)  # the fork server and (at least) two workers
         left = _children(proc.pid)  # and multiprocessing's resource tracker
     finally:
         proc.send_signal(signal.SIGKILL)
         proc.wait()
-        os.close(pty_main)
     _wait(lambda: not any(map(_running, left)), "the fork server and its workers to end")
     stats = _stats(big_seeds, data)
     assert (stats.returncode, "busy" in stats.stderr) == (0, False), stats.stderr
