@@ -186,18 +186,20 @@ def test_forced_sync_rereads_all_and_changes_nothing(library, parse_calls):
 
 def test_a_killed_forced_sync_leaves_the_fingerprints(library, seeds_copy, parse_calls,
                                                       monkeypatch):
-    """A forced sync that dies before it writes leaves the index as it was, fingerprints too:
-    the next plain sync has nothing to re-read."""
+    """A forced sync (a rebuild from nothing) that dies before it commits leaves the index as
+    it was, fingerprints too: the next plain sync has nothing to re-read."""
+    before = [h.to_json() for h in all_hits(library)]
 
     def die(*args, **kwargs):
         raise KeyboardInterrupt
 
-    real_apply = db.index.write.apply_changes
-    monkeypatch.setattr(db.index.sync, "apply_changes", die)
+    real_finish = db.index.write.Writer.finish
+    monkeypatch.setattr(db.index.write.Writer, "finish", die)
     with pytest.raises(KeyboardInterrupt):
         library.sync(force=True)
     assert len(parse_calls) == 2  # the forced sync did read both files before it died
-    monkeypatch.setattr(db.index.sync, "apply_changes", real_apply)  # the parse counter stays on
+    monkeypatch.setattr(db.index.write.Writer, "finish", real_finish)  # (parse counter stays)
+    assert [h.to_json() for h in all_hits(library)] == before
     parse_calls.clear()
     report = library.sync()
     assert (report.added, report.changed, parse_calls) == (0, 0, [])

@@ -8,16 +8,18 @@ one-line notice, never an error. The library's connection ATTACHes the marks fil
 from __future__ import annotations
 
 import contextlib
+import functools
 import shutil
 import sqlite3
 from pathlib import Path
 
+from db.index import health
 from db.store.files import looks_like_sqlite, set_aside
 from db.store.sqlite import connect, use_wal
 
 #: The format of the index; bump it when its tables change or what they hold: an index of
 #: another format is emptied and built again from the seeds (:func:`open_index`).
-INDEX_VERSION = 11
+INDEX_VERSION = 12
 #: Bytes per page of the index. An abstract row is ~1.3 kB: 4 kB pages left a fifth of each
 #: ``papers`` page empty (10,000 abstracts: 3.1 of 16.5 MiB, dbstat), 16 kB pages a twentieth.
 INDEX_PAGE_SIZE = 16384
@@ -108,8 +110,26 @@ ON papers BEGIN
     INSERT INTO papers_fts(rowid, body, name, title, authors)
     VALUES (new.rowid, coalesce(new.body, new.abstract), new.name, new.title, new.authors);
 END;
+{health.TALLY_DDL};
 """
 
+
+
+@functools.cache
+def expected_schema() -> dict[tuple[str, str], tuple[str, str | None]]:
+    """:func:`db.index.health.schema_rows` of a new index, made once per process in memory
+    (~1.5 ms): what every index file's schema is compared with."""
+    conn = sqlite3.connect(":memory:")
+    try:
+        conn.executescript(INDEX_DDL)
+        return health.schema_rows(conn)
+    finally:
+        conn.close()
+
+
+class _Damaged(sqlite3.DatabaseError):
+    """An index SQLite can read whose schema or rows are not what a sync leaves
+    (:func:`db.index.health.problem`)."""
 
 
 class _OtherFormat(sqlite3.DatabaseError):
@@ -127,7 +147,8 @@ def open_index(path: Path, quiet_missing: bool = False, had_marks: bool = False
 
     An empty file is rebuilt; a missing one too (said when ``had_marks``: the reader had a
     library, unless ``quiet_missing``: the caller itself just set a damaged index aside). A
-    damaged file is set aside (``index.sqlite.broken-<time>``) and a new one made; an index of
+    damaged file (SQLite cannot read it, or :func:`db.index.health.problem` finds its schema or
+    rows wrong) is set aside (``index.sqlite.broken-<time>``) and a new one made; an index of
     another format (an older papertray's) is emptied in place and its tables made anew
     (:func:`_empty_old_index`). Each is said in one notice. Raises ``sqlite3.OperationalError``
     only when the file stays busy for the whole busy timeout.
@@ -172,19 +193,56 @@ def begin_index_write(conn: sqlite3.Connection) -> None:
         raise
 
 
+def begin_rebuild(conn: sqlite3.Connection) -> None:
+    """``BEGIN`` and take the write lock of the index file alone (as
+    :func:`begin_index_write`), by a write that needs none of its tables (they may be the
+    damage). Waits the connection's busy timeout for the lock."""
+    conn.execute("BEGIN")
+    try:
+        conn.execute(f"PRAGMA main.user_version={INDEX_VERSION}")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+
+
+def recreate(conn: sqlite3.Connection) -> None:
+    """Drop every schema object of the index and create this format's, empty, inside the
+    caller's write transaction (:func:`begin_rebuild`): a reader sees the old index until the
+    rebuild commits, and a kill rolls it all back."""
+    for kind in ("view", "virtual", "table"):  # virtual tables drop their shadows
+        for (name,) in _schema_objects(conn, kind):
+            conn.execute(f'DROP {"VIEW" if kind == "view" else "TABLE"} '
+                         f'IF EXISTS main."{name.replace(chr(34), chr(34) * 2)}"')
+    for (kind, name) in conn.execute("SELECT type, name FROM main.sqlite_master "
+                                     "WHERE name NOT LIKE 'sqlite%'").fetchall():
+        conn.execute(f'DROP {kind.upper()} IF EXISTS main."{name.replace(chr(34), chr(34) * 2)}"')
+    statement = ""
+    for part in INDEX_DDL.split(";"):  # one statement at a time (executescript would COMMIT)
+        statement += part + ";"
+        if sqlite3.complete_statement(statement):
+            if statement.strip(" \n;"):
+                conn.execute(statement)
+            statement = ""
+    conn.execute(f"PRAGMA main.user_version={INDEX_VERSION}")
+
+
 def _open(path: Path) -> sqlite3.Connection:
     conn = connect(path)
     try:
         version, has_tables = _format(conn)
         if has_tables and version != INDEX_VERSION:
             raise _OtherFormat(version)
+        if not has_tables and version == INDEX_VERSION:  # (a new file has version 0)
+            raise _Damaged("its tables are gone")
         if not has_tables:  # only a new file takes a page size (and not once in WAL mode)
             conn.execute(f"PRAGMA page_size={INDEX_PAGE_SIZE}")
         use_wal(conn)
         if not has_tables:  # every statement is IF NOT EXISTS: two processes may race here
             conn.executescript(
                 f"BEGIN IMMEDIATE;{INDEX_DDL}PRAGMA user_version={INDEX_VERSION};COMMIT;")
-        conn.execute("SELECT count(*) FROM files").fetchone()
+        found = health.problem(conn, expected_schema())
+        if found:
+            raise _Damaged(found)
     except sqlite3.DatabaseError:
         conn.close()
         raise
@@ -237,7 +295,7 @@ def _schema_objects(conn: sqlite3.Connection, kind: str) -> list[tuple[str]]:
         sql = "type = 'table' AND sql LIKE 'CREATE VIRTUAL TABLE%'"
     else:
         sql = f"type = '{kind}' AND name NOT LIKE 'sqlite%'"
-    return conn.execute(f"SELECT name FROM sqlite_master WHERE {sql}").fetchall()
+    return conn.execute(f"SELECT name FROM main.sqlite_master WHERE {sql}").fetchall()
 
 
 def move_aside(path: Path) -> Path:

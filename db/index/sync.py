@@ -2,7 +2,8 @@
 
 :mod:`db.index.plan` decides which files to read (fingerprints, DESIGN.md); the changes are
 written by :mod:`db.index.write` in one write transaction, so a crash or kill leaves the
-previous index whole. A first build writes each file as soon as it is parsed.
+previous index whole. A first build writes each file as soon as it is parsed; a forced sync
+makes the whole index again from nothing, in one write transaction too.
 """
 
 from __future__ import annotations
@@ -12,14 +13,14 @@ import sqlite3
 import time
 from pathlib import Path
 
-from db.index import write
+from db.index import health, write
 from db.index.plan import Progress, SyncCancelled, index_is_stale, plan_changes
-from db.index.schema import begin_index_write
+from db.index.schema import begin_index_write, begin_rebuild, recreate
 from db.index.write import Changes, Writer, apply_changes
 from db.models import SyncReport
 from db.seeds.dictionary import cache_dictionary_in
 from db.seeds.discover import discover
-from db.store.sqlite import BUSY_TIMEOUT_MS
+from db.store.sqlite import BUSY_TIMEOUT_MS, write_transaction
 
 __all__ = ["Progress", "SyncCancelled", "compact", "fts_integrity_ok", "index_is_stale", "sync"]
 
@@ -33,6 +34,11 @@ def sync(conn: sqlite3.Connection, seed_paths: list[Path], force: bool = False,
     index_file = conn.execute("PRAGMA database_list").fetchone()[2]
     if index_file:  # the dictionary that parsing needs is kept beside the index
         cache_dictionary_in(Path(index_file).parent)
+    if force and not discover(seed_paths).missing_roots:
+        changes = _rebuild(conn, seed_paths, progress, report)
+        report.papers = conn.execute("SELECT count(*) FROM papers").fetchone()[0]
+        report.seconds = time.perf_counter() - started
+        return report, changes
     changes = Changes([], [])
     # a first build inserts into an empty index, builds its secondary indexes after the rows
     # and the FTS index in one statement: nothing is left to compact (87k abstracts: the file
@@ -48,9 +54,6 @@ def sync(conn: sqlite3.Connection, seed_paths: list[Path], force: bool = False,
         to_apply, removed, report.files, _ = plan_changes(conn, seed_paths, force, progress)
         if to_apply or removed:
             changes = apply_changes(conn, to_apply, removed, report, force)
-    if force and not fts_integrity_ok(conn):  # damage in the FTS pages alone: rebuild them
-        conn.execute("INSERT INTO papers_fts(papers_fts) VALUES ('rebuild')")
-        report.notices.append("the full-text index was inconsistent; rebuilt it")
     report.papers = conn.execute("SELECT count(*) FROM papers").fetchone()[0]
     if (report.added >= write.BULK_MIN_ROWS and report.added * 2 >= report.papers
             and not first_build):
@@ -106,6 +109,59 @@ def _first_build(conn: sqlite3.Connection, seed_paths: list[Path], force: bool,
     return added
 
 
+def _rebuild(conn: sqlite3.Connection, seed_paths: list[Path], progress: Progress | None,
+             report: SyncReport) -> Changes:
+    """A forced sync: the index made again from nothing (every schema object dropped and
+    created, every seed file parsed), in one write transaction that holds the index's lock
+    (waiting the busy timeout for it) from the first drop to the last insert: a reader sees the
+    old index until the commit, and a kill or a cancel rolls it all back. Returns the papers
+    the index did not have and those that lost a source; ``report`` says what changed against
+    it.
+
+    A seed folder that is missing right now keeps its papers (the caller syncs in place then).
+    """
+    begin_rebuild(conn)
+    try:
+        before, sources_before = _paper_fields(conn), _sources(conn)
+        recreate(conn)
+        writer = write.Writer(conn, report, True, bulk=True,
+                              stream=_seed_bytes(seed_paths) >= STREAM_MIN_BYTES)
+        to_apply, removed, report.files, _ = plan_changes(conn, seed_paths, True, progress,
+                                                          on_parsed=writer.add)
+        for p in to_apply:  # (files that yield no papers)
+            writer.add(p)
+        writer.finish(removed)
+        after, sources_after = _paper_fields(conn), _sources(conn)
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
+    added = [i for i in after if i not in before]
+    report.added, report.removed = len(added), sum(i not in after for i in before)
+    report.changed = sum(i in before and before[i] != fields for i, fields in after.items())
+    return Changes(added, sorted({pid for pid, _file in sources_before - sources_after}))
+
+
+def _paper_fields(conn: sqlite3.Connection) -> dict[str, tuple]:
+    """``{id: what a forced sync may derive anew}`` of every paper; {} when the index cannot
+    be read (it is being rebuilt because of that)."""
+    try:
+        return {row[0]: row[1:] for row in conn.execute(
+            "SELECT id, name, title, headline, authors, year, venue, code_url, urls, "
+            "collection FROM papers")}
+    except sqlite3.DatabaseError:
+        return {}
+
+
+def _sources(conn: sqlite3.Connection) -> set[tuple[str, str]]:
+    """``{(paper id, seed file)}`` of every source of every paper; empty when the index cannot
+    be read."""
+    try:
+        return set(conn.execute("SELECT paper_id, file FROM sources"))
+    except sqlite3.DatabaseError:
+        return set()
+
+
 def compact(conn: sqlite3.Connection) -> None:
     """After a (mostly) new build: merge the FTS segments into one and VACUUM the file.
 
@@ -114,7 +170,9 @@ def compact(conn: sqlite3.Connection) -> None:
     for ~0.3 s. A busy database (another process reading) is left as it is: this only saves space.
     """
     with contextlib.suppress(sqlite3.OperationalError):
-        conn.execute("INSERT INTO papers_fts(papers_fts) VALUES ('optimize')")
+        with write_transaction(conn, begin_index_write):  # the counts go with the merge
+            conn.execute("INSERT INTO papers_fts(papers_fts) VALUES ('optimize')")
+            health.record(conn)
         conn.execute("VACUUM")
 
 

@@ -9,6 +9,7 @@ import sqlite3
 from collections import Counter
 from typing import NamedTuple
 
+from db.index import health
 from db.index.plan import Planned
 from db.index.rows import (
     PAPER_COLUMNS,
@@ -175,6 +176,7 @@ class Writer:
                 conn.execute(sql)
         if self.affected:
             _mark_multi_sources(conn, None if self.bulk else self.affected)
+        health.record(conn)
         return Changes(added_ids, sorted(self.left))
 
 

@@ -96,6 +96,7 @@ class Library:
         self.close()
 
     # -- sync ----------------------------------------------------------------------------
+    @recovering
     def needs_sync(self) -> bool:
         """True when a seed file was added, removed or changed since the last sync (stat only).
 
@@ -124,9 +125,10 @@ class Library:
             if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
                 raise LibraryError("the index is busy in another papertray; try again") from None
             # a full disk, say, is no damage: moving the index would not help
-            if not recovery.index_damaged(self, exc):
+            damage = recovery.index_damaged(self, exc)
+            if damage is None:
                 raise
-            recovery.set_index_aside(self, exc)
+            recovery.set_index_aside(self, damage)
             report, changes = sync_db.sync(self._index(), self.seed_paths, True, progress)
         if report.did_change:
             self._vocabulary = None
@@ -172,13 +174,8 @@ class Library:
                 return self.similar(target, None if status == "all" else status, limit, offset)
             except LibraryError as exc:
                 return SearchResult(query, query, str(exc), 0, [])
-        try:
-            return _search().run(self._index(), query, status, limit, offset, self._vocab,
-                                 typing=typing)
-        except sqlite3.OperationalError as exc:
-            if "fts5" not in str(exc) and "MATCH" not in str(exc):
-                raise
-            return SearchResult(query, query, "could not run this query; showing nothing", 0, [])
+        return recovery.checked_search(self, query, lambda: _search().run(
+            self._index(), query, status, limit, offset, self._vocab, typing=typing))
 
     @recovering
     def similar(self, paper_id: str, status: str | None = None, limit: int = DEFAULT_LIMIT,

@@ -13,7 +13,8 @@ import sqlite3
 import threading
 import weakref
 
-from db.index.schema import open_index
+from db.index import health
+from db.index.schema import expected_schema, open_index
 from db.marks.schema import open_marks
 from db.models import LibraryError
 from db.store.files import identity
@@ -42,12 +43,14 @@ def open_pair(paths: DataPaths, quiet_missing: bool = False
 
 
 class _Lease:
-    """One thread's pair of connections (index with marks attached, and marks alone)."""
+    """One thread's pair of connections (index with marks attached, and marks alone), and the
+    index's ``data_version`` when it was last checked (None: not yet)."""
 
-    __slots__ = ("__weakref__", "generation", "index", "marks")
+    __slots__ = ("__weakref__", "checked", "generation", "index", "marks")
 
     def __init__(self, index: sqlite3.Connection, marks: sqlite3.Connection, generation: int):
         self.index, self.marks, self.generation = index, marks, generation
+        self.checked: int | None = None
 
 
 def _give_back(pool_ref: weakref.ReferenceType, pair: tuple, generation: int) -> None:
@@ -81,6 +84,24 @@ class Connections:
     def marks(self) -> sqlite3.Connection:
         """This thread's connection to the marks file alone (for writes)."""
         return self._lease().marks
+
+    def index_problem(self) -> str | None:
+        """What is wrong with the index (:func:`db.index.health.problem`) if another connection
+        wrote to it since this thread's connection last looked, else None. SQLite's
+        ``data_version`` says so without reading the file, so only a read after another
+        process's (or thread's) commit pays for the check (~0.5 ms on 10,000 abstracts).
+        Raises :class:`sqlite3.DatabaseError` when the index cannot be read.
+
+        A file that another papertray replaced (it set the damaged index aside first) is
+        followed first: the damage of the old file is not the new one's."""
+        self.follow_replaced_files()
+        lease = self._lease()
+        version = lease.index.execute("PRAGMA main.data_version").fetchone()[0]
+        if version == lease.checked:
+            return None
+        found = health.problem(lease.index, expected_schema())
+        lease.checked = version
+        return found
 
     def take_notices(self) -> list[str]:
         """What opening the files did on its own (rebuilt an empty index...); emptied."""
@@ -127,14 +148,17 @@ class Connections:
         with self._lock:
             pair = self._idle.pop() if self._idle else None
             generation = self._generation
+        checked = None
         if pair is None:
             index, marks, notices = open_pair(self.paths, quiet_missing=self._quiet_missing)
             self._quiet_missing = False
             self._files = self._current_files()
             pair = (index, marks)
+            checked = index.execute("PRAGMA main.data_version").fetchone()[0]  # (by opening)
             with self._lock:
                 self._notices += notices
         lease = _Lease(*pair, generation)
+        lease.checked = checked
         finalizer = weakref.finalize(lease, _give_back, weakref.ref(self), pair, generation)
         finalizer.atexit = False  # at exit a daemon thread may still be in a query: leave it be
         self._local.lease = lease  # replacing an older lease gives that one back

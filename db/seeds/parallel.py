@@ -14,7 +14,6 @@ import os
 import signal
 import sys
 import threading
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -145,17 +144,25 @@ def _worker_started() -> None:
     Ctrl-C reaches the whole process group: the parent stops the sync and rolls back, the
     workers must not each print a traceback. The parent's own signal handlers (the CLI turns
     SIGTERM into "interrupted") are not the worker's. And a parent killed outright (SIGKILL, the
-    OOM killer) cannot shut its pool down: a worker waiting for work would wait for ever, so a
-    thread ends it once it has been orphaned.
+    OOM killer) cannot shut its pool down: a worker would parse on, then wait for work for
+    ever, holding the inherited descriptors of the database files and a CPU. So a thread waits
+    on multiprocessing's parent sentinel (a pipe from the parent, at its end the moment the
+    parent's process ends, with any start method and on any system) and ends the worker then.
     """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     for signum in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(signum, signal.SIG_DFL)
-    parent = os.getppid()
+    import multiprocessing
 
-    def watch() -> None:
-        while os.getppid() == parent:
-            time.sleep(0.5)
-        os._exit(1)
+    parent = multiprocessing.parent_process()
+    if parent is not None:
+        threading.Thread(target=_end_with, args=(parent.sentinel,), name="parent-watch",
+                         daemon=True).start()
 
-    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
+
+def _end_with(sentinel: int) -> None:
+    """End this process when ``sentinel`` (the parent's) is ready: the parent ended."""
+    from multiprocessing.connection import wait
+
+    wait([sentinel])
+    os._exit(1)

@@ -91,6 +91,15 @@ class IndexChanged(WorkerMessage):
         self.version, self.counts, self.collections = version, counts, collections
 
 
+class LibraryNotices(WorkerMessage):
+    """The poll found that the library did something on its own meanwhile (rebuilt an index
+    another process damaged): one line each."""
+
+    def __init__(self, notices: list[str]) -> None:
+        super().__init__()
+        self.notices = notices
+
+
 class PageLoaded(WorkerMessage):
     """The answer to search request number ``request``: the window of hits at ``offset``.
 

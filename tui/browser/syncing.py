@@ -12,6 +12,7 @@ from db.text import one_line
 from tui.browser.base import BrowserBase
 from tui.browser.messages import (
     IndexChanged,
+    LibraryNotices,
     LibraryOpened,
     MarksChanged,
     SeedsChanged,
@@ -134,6 +135,12 @@ class SyncingApp(BrowserBase):
         self._index_version = message.version
         self._show_counts(message.counts, message.collections)
         self._search_again({})
+
+    @on(LibraryNotices)
+    @while_running
+    def _library_notices(self, message: LibraryNotices) -> None:
+        for notice in message.notices:
+            self.notify(one_line(notice), severity="warning", markup=False, timeout=15)
 
     @on(MarksChanged)
     @while_running

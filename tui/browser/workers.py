@@ -31,6 +31,7 @@ from db.seeds.render import latex_to_unicode
 from tui.browser.messages import (
     Exported,
     IndexChanged,
+    LibraryNotices,
     LibraryOpened,
     MarksChanged,
     MarksSaved,
@@ -125,6 +126,9 @@ class LibraryWorkers:
         version = library.marks_version()
         if version != known_marks:
             self.post_message(MarksChanged(version, library.counts()))
+        notices = library.take_notices()
+        if notices:
+            self.post_message(LibraryNotices(notices))
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="search")
     def load_page(self, request: int, query: str, status: str, offset: int,

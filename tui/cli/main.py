@@ -74,7 +74,8 @@ def _after(obj: Context, *args: object, **kwargs: object) -> None:
 
 
 @cli.command()
-@click.option("--force", is_flag=True, help="Re-read every seed file (marks are kept).")
+@click.option("--force", is_flag=True,
+              help="Rebuild the index from nothing, re-reading every seed file (marks are kept).")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @pass_context
 def sync(obj: Context, force: bool, as_json: bool) -> None:
