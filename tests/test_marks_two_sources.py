@@ -70,6 +70,17 @@ def test_an_edit_in_one_of_two_files_gives_the_edited_copy_the_mark_too(library,
     assert library.get(lmrl).status == "read"
 
 
+@pytest.mark.parametrize("force", [False, True], ids=["sync", "sync --force"])
+def test_an_edit_in_one_of_two_files_is_followed_by_a_forced_sync_too(library, lmrl,
+                                                                      seeds_copy, force):
+    """``sync --force`` rebuilds the index from nothing: it still says which papers lost a
+    source, so the edited copy gets the mark as after a plain sync."""
+    _edit(seeds_copy, FILE_A, ORIGINAL, SMALL_EDIT)
+    report = library.sync(force=force)
+    assert (report.added, report.reattached, report.orphans) == (1, 1, 0)
+    assert _versions(library) == {ORIGINAL: READ, SMALL_EDIT: READ}
+
+
 def test_the_same_edit_in_both_files_moves_the_mark(library, lmrl, seeds_copy):
     _edit(seeds_copy, FILE_A, ORIGINAL, SMALL_EDIT)
     _edit(seeds_copy, FILE_B, ORIGINAL, SMALL_EDIT)
