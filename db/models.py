@@ -159,9 +159,6 @@ class SyncReport:
     seconds: float = 0.0
     files: list[FileReport] = field(default_factory=list)
     notices: list[str] = field(default_factory=list)
-    #: ``{id: id now}`` of the papers a sync was asked to follow whose text it changed
-    #: (:meth:`db.Library.sync`); a paper gone with no new version is not in it
-    followed: dict[str, str] = field(default_factory=dict)
 
     @property
     def did_change(self) -> bool:

@@ -17,6 +17,7 @@ from tests.db_support import FILE_A, FILE_B
 from tests.tui_support import (
     _panel_text,
     app_on,
+    papertray_json,
     record_notifications,
     settle,
     shipped_copy,
@@ -134,3 +135,41 @@ async def test_a_cursor_paper_gone_leaves_the_cursor_on_the_paper_below_it(
         await _reload(pilot, app, seeds, target, "removed", 35 + len(INSERTED) - 1)
         assert app.table.current_id == below
         assert notes == []
+
+
+@pytest.mark.parametrize("query", ["", "language models"])
+async def test_the_cursor_follows_its_paper_edited_by_a_sync_in_another_papertray(
+        tmp_path: Path, query: str) -> None:
+    """The command line syncs the change (a cron sync, a second terminal) while the browser's
+    poll holds: the browser finds the index changed, not by its own sync, and still puts the
+    cursor on the edited version of its paper."""
+    seeds, data = shipped_copy(tmp_path), tmp_path / "data"
+    target, old_id, row = _target(seeds, data, query)
+    app = app_on(seeds, data, poll_seconds=0.05, page_size=PAGE)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        if query:
+            await pilot.press("slash")
+            await type_text(pilot, query)
+            await pilot.press("escape")
+            await settle(pilot)
+        for _ in range(row):
+            await pilot.press("j")
+        await settle(pilot)
+        assert app.table.current_id == old_id
+
+        lib = app.lib
+        lib.needs_sync = lambda: False  # this browser does not sync the change itself
+        await wait_for(pilot, lambda: all(w.is_finished for w in app.workers
+                                          if w.group == "poll"), "a poll that began to end")
+        _change(seeds, target, "small edit")
+        synced = papertray_json(["--seeds", str(seeds), "--data-dir", str(data)], "sync")
+        assert synced["added"] == len(INSERTED) + 1
+        await wait_for(pilot, lambda: app.header.counts.get("all") == 35 + len(INSERTED),
+                       "the other papertray's sync to show")
+        await settle(pilot)
+        del lib.needs_sync
+        new_id = app.table.current_id
+        assert new_id != old_id
+        assert app.lib.get(new_id).abstract_source == " ".join(_edited(target).split())
+        assert MARKER in _panel_text(app)

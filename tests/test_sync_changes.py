@@ -242,9 +242,10 @@ def test_a_seed_file_that_turns_unreadable_keeps_its_papers(seeds_copy, data_dir
         assert [o[0] for o in lib.orphans()] == [wudi]
 
 
-def test_a_sync_follows_the_papers_it_is_asked_to_to_their_edited_versions(library, seeds_copy):
-    """``followed`` gives the new id of an edited paper (marked or not, by its text as marks
-    are found), leaves out a paper gone with no new version and one that did not change."""
+def test_successor_finds_the_edited_version_of_a_paper_after_a_sync(library, seeds_copy):
+    """``successor`` gives the new id of an edited paper (marked or not, by its text as marks
+    are found), None for a paper gone with no new version, the id itself for one that did not
+    change."""
     by_name = {h.name: h.id for h in all_hits(library)}
     parm, mentor, wudi, lmrl = (by_name[n] for n in ("PARM", "MENTOR", "WUDI-Merging",
                                                      "LMRL-Gym"))
@@ -263,7 +264,9 @@ def test_a_sync_follows_the_papers_it_is_asked_to_to_their_edited_versions(libra
             edited.add("WUDI")
     assert edited == {"PARM", "MENTOR", "WUDI"}
     _write_paragraphs(seeds_copy / FILE_A, paragraphs)
-    report = library.sync(follow=[parm, mentor, wudi, lmrl])
+    texts = {pid: library.get(pid).abstract_markup for pid in (parm, mentor, wudi, lmrl)}
+    library.sync()
     now = {h.name: h.id for h in all_hits(library)}
-    assert report.followed == {parm: now["PARM"], mentor: now["MENTOR"]}
+    assert {pid: library.successor(pid, text) for pid, text in texts.items()} == {
+        parm: now["PARM"], mentor: now["MENTOR"], wudi: None, lmrl: lmrl}
     assert library.get(now["MENTOR"]).status == "read"

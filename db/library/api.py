@@ -107,19 +107,15 @@ class Library:
         self._db.follow_replaced_files()
         return sync_db.index_is_stale(self._index(), self.seed_paths)
 
-    def sync(self, force: bool = False, progress: sync_db.Progress | None = None,
-             follow: Sequence[str] = ()) -> SyncReport:
+    def sync(self, force: bool = False, progress: sync_db.Progress | None = None) -> SyncReport:
         """Bring the index in step with the seed files; returns what changed.
 
         Unchanged files are only stat()ed; ``force`` re-reads everything (marks are untouched).
         Marks whose paper disappeared are re-attached to near-identical new papers or counted
         as orphans. A damaged index is moved aside and rebuilt (said in ``report.notices``).
-        ``follow``: paper ids whose new ids ``report.followed`` gives, found as marks are.
         """
-        before: dict[str, str] = {}  # (a damaged index is rebuilt: nothing to follow)
         try:
             notes_db.keep_missing_anchors(self._index(), self._marks(), self._describe)
-            before = refind.anchors_of(self._index(), follow)
             report, changes = sync_db.sync(self._index(), self.seed_paths, force, progress)
         except sqlite3.DatabaseError as exc:
             if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
@@ -134,7 +130,6 @@ class Library:
             self._vocabulary = None
         if changes.added or changes.left:
             report.reattached = self._reattach(changes.added, changes.left)
-        report.followed = refind.successors(self._index(), self._marks(), before, changes.added)
         report.orphans = len(self.orphans())
         report.notices = self.take_notices() + report.notices
         return report
@@ -241,6 +236,13 @@ class Library:
         if row is None:
             raise LibraryError(f"no paper has the id {paper_id}")
         return Paper(**_hits().paper_from_row(conn, row))
+
+    @recovering
+    def successor(self, paper_id: str, text: str) -> str | None:
+        """The id now of paper ``paper_id``, whose abstract (or title) was ``text``, after the
+        index changed (a sync here or in another papertray): itself, its edited version (found
+        as its marks would be, :func:`db.marks.refind.successor`), or None when it is gone."""
+        return refind.successor(self._index(), self._marks(), paper_id, text)
 
     def papers(self, query: str = "", status: str | None = None) -> Iterator[Paper]:
         """Every paper a query finds (whole papers, best first; seed order for no query), read

@@ -17,7 +17,7 @@ CJK text with too few indexed words is compared with every candidate as before.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 
 from db.index.schema import BM25_WEIGHTS
 from db.marks import notes
@@ -313,36 +313,18 @@ def _annotated(index: sqlite3.Connection, ids: list[str]) -> list[tuple[str, str
     return found
 
 
-def anchors_of(index: sqlite3.Connection, ids: Sequence[str]) -> dict[str, str]:
-    """``{id: anchor}`` of the papers ``ids`` in the index (read before a sync edits them)."""
-    found = {}
-    for paper_id in dict.fromkeys(ids):
-        row = index.execute("SELECT coalesce(nullif(abstract, ''), title) FROM papers "
-                            "WHERE id=?", (paper_id,)).fetchone()
-        if row and row[0]:
-            found[paper_id] = anchor(row[0])
-    return found
-
-
-def successors(index: sqlite3.Connection, marks: sqlite3.Connection, before: dict[str, str],
-               added: list[str]) -> dict[str, str]:
-    """``{id: id now}`` for the papers of ``before`` (``{id: anchor}`` read before a sync) that
-    the sync took out of the index, found as their marks are: where the marks of the paper went
-    (``mark_events``), else the paper the sync ``added`` whose text is nearly the same
-    (:class:`Finder`). A paper gone with no new version is left out."""
+def successor(index: sqlite3.Connection, marks: sqlite3.Connection, paper_id: str,
+              text: str) -> str | None:
+    """The id now of the paper that was ``paper_id`` with abstract (or title) ``text`` before
+    the index changed, whoever changed it: ``paper_id`` while the index has it, else the paper
+    its marks went to (``mark_events``), else the paper whose text is nearly the same, found as
+    an orphan mark's paper is (:class:`Finder` over the whole index), else None (gone)."""
     def present(pid: str) -> bool:
         return index.execute("SELECT 1 FROM papers WHERE id=?", (pid,)).fetchone() is not None
 
-    gone = {pid: text for pid, text in before.items() if not present(pid)}
-    if not gone:
-        return {}
-    found = {}
-    pool = anchors_of(index, added) if added else {}
-    finder = Finder(index, pool, anchor, REATTACH_MIN_RATIO)
-    for pid, text in gone.items():
-        now_id = current_id(marks, pid)
-        if now_id == pid or not present(now_id):
-            now_id = finder.find(text) if pool else None
-        if now_id:
-            found[pid] = now_id
-    return found
+    if present(paper_id):
+        return paper_id
+    now_id = current_id(marks, paper_id)
+    if now_id != paper_id and present(now_id):
+        return now_id
+    return Finder(index, None, anchor, REATTACH_MIN_RATIO).find(anchor(text)) if text else None

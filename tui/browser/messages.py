@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
+from typing import NamedTuple
 
 from textual.message import Message
 
@@ -100,12 +101,21 @@ class LibraryNotices(WorkerMessage):
         self.notices = notices
 
 
+class Follow(NamedTuple):
+    """Where the cursor goes once the index has changed: to ``ids[0]`` (the paper it was on),
+    or to its edited version (found by ``text``, the abstract or title it had:
+    :meth:`db.Library.successor`), else to the first of the other ``ids`` still found."""
+
+    ids: tuple[str, ...]
+    text: str = ""
+
+
 class PageLoaded(WorkerMessage):
     """The answer to search request number ``request``: the window of hits at ``offset``.
 
     ``focus`` (a paper id or a row index, -1 = last) says where the cursor goes; ``fallback``
-    is the row when the paper is not in the window. (A search asked with a tuple of ids for
-    ``focus`` is answered with the window holding the first of them found, that id as ``focus``:
+    is the row when the paper is not in the window. (A search asked with a :class:`Follow` for
+    ``focus`` is answered with the window holding the paper it finds, that id as ``focus``:
     :func:`tui.browser.workers._locate`.) ``result`` is None when the request was
     superseded before it ran (the app drops such an answer unseen).
     """

@@ -18,7 +18,7 @@ from db.models import Paper, SearchResult
 from db.text import one_line
 from tui.browser.base import BrowserBase
 from tui.browser.display import said
-from tui.browser.messages import NoNewPaper, PageLoaded, PaperLoaded, while_running
+from tui.browser.messages import Follow, NoNewPaper, PageLoaded, PaperLoaded, while_running
 from tui.browser.widgets import ResultsPane, ResultsTable, SearchBar
 
 
@@ -87,11 +87,11 @@ class SearchingApp(BrowserBase):
         else:
             self._search()
 
-    def _search(self, focus: str | int | tuple[str, ...] | None = None, offset: int = 0,
+    def _search(self, focus: str | int | Follow | None = None, offset: int = 0,
                 fallback: int = 0):
         """Run the query with the filter; only the answer to this request will be shown.
-        ``focus``: where the cursor goes (:meth:`ResultsTable.show_hits`), or papers in order
-        of preference, the window then the one that holds the first found."""
+        ``focus``: where the cursor goes (:meth:`ResultsTable.show_hits`), or a
+        :class:`Follow`: the window that holds the paper it finds."""
         if self._search_timer is not None:
             self._search_timer.stop()
             self._search_timer = None

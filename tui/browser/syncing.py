@@ -11,6 +11,7 @@ from textual import on
 from db.text import one_line
 from tui.browser.base import BrowserBase
 from tui.browser.messages import (
+    Follow,
     IndexChanged,
     LibraryNotices,
     LibraryOpened,
@@ -61,8 +62,7 @@ class SyncingApp(BrowserBase):
         self._syncing = True
         self.main_screen.query_one(SyncProgress).start("building the index" if building
                                            else "syncing seed files")
-        cursor = self.table.current_id
-        self.sync_library((cursor,) if cursor else ())
+        self.sync_library()
 
     @on(SyncProgressed)
     @while_running
@@ -91,13 +91,13 @@ class SyncingApp(BrowserBase):
                 or not self.table.row_count):
             # the index is not the one shown (this sync, or another papertray's sync that
             # this one found done): the cursor stays on its paper (or its edited version)
-            self._search_again(report.followed if report is not None else {})
+            self._search_again()
         self._freeze_heap_soon()
 
-    def _search_again(self, followed: dict[str, str]) -> None:
-        """Search again in a changed index, the cursor on the paper it is on, or on the version
-        of it the sync followed it to (``followed``: :attr:`db.models.SyncReport.followed`), or
-        when it is gone on the nearest paper left: the next rows first, then those above."""
+    def _search_again(self) -> None:
+        """Search again in a changed index, the cursor on the paper it is on, or on its edited
+        version (whichever papertray synced), or when it is gone on the nearest paper left: the
+        next rows first, then those above (:class:`Follow`)."""
         table = self.table
         cursor = table.current_id
         if cursor is None or table.moving:
@@ -105,9 +105,11 @@ class SyncingApp(BrowserBase):
             return
         ids = table.paper_ids
         row = ids.index(cursor) if cursor in ids else table.cursor_row
-        wanted = [followed.get(cursor), cursor, *ids[row + 1:], *reversed(ids[:row])]
-        self._search(focus=tuple(dict.fromkeys(p for p in wanted if p)),
-                     offset=table.window_offset, fallback=table.cursor_row)
+        paper = self.panel.paper
+        text = (paper.abstract_markup or paper.title or "") if paper and paper.id == cursor else ""
+        wanted = tuple(dict.fromkeys([cursor, *ids[row + 1:], *reversed(ids[:row])]))
+        self._search(focus=Follow(wanted, text), offset=table.window_offset,
+                     fallback=table.cursor_row)
 
     def _report_problems(self, problems: Iterable[tuple[str, str]]) -> None:
         """One notification per seed file that failed to load (once per file and reason)."""
@@ -134,7 +136,7 @@ class SyncingApp(BrowserBase):
             return  # the app is busy (a sync of its own, keys, a search): the next poll sees it
         self._index_version = message.version
         self._show_counts(message.counts, message.collections)
-        self._search_again({})
+        self._search_again()
 
     @on(LibraryNotices)
     @while_running

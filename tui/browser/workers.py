@@ -30,6 +30,7 @@ from db.search.highlight import stem
 from db.seeds.render import latex_to_unicode
 from tui.browser.messages import (
     Exported,
+    Follow,
     IndexChanged,
     LibraryNotices,
     LibraryOpened,
@@ -88,9 +89,8 @@ class LibraryWorkers:
                                         marks_version))
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="sync")
-    def sync_library(self, follow: tuple[str, ...] = ()) -> None:
-        """Bring the index in step with the seed files, posting progress per file read;
-        ``follow``: papers whose new ids the report gives (:meth:`db.Library.sync`)."""
+    def sync_library(self) -> None:
+        """Bring the index in step with the seed files, posting progress per file read."""
         library = self.lib
         assert library is not None
         worker = get_current_worker()
@@ -101,7 +101,7 @@ class LibraryWorkers:
             self.post_message(SyncProgressed(done, total))
 
         try:
-            report = library.sync(progress=progress, follow=follow)
+            report = library.sync(progress=progress)
         except SyncCancelled:
             return
         except (LibraryError, sqlite3.Error, OSError) as exc:
@@ -132,16 +132,16 @@ class LibraryWorkers:
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="search")
     def load_page(self, request: int, query: str, status: str, offset: int,
-                  focus: str | int | tuple[str, ...] | None, fallback: int = 0) -> None:
+                  focus: str | int | Follow | None, fallback: int = 0) -> None:
         """Search ``query`` with the status filter and post the window of hits at ``offset``
-        (with a tuple of ids for ``focus``: the window that holds the first of them found)."""
+        (with a :class:`Follow` for ``focus``: the window that holds the paper it finds)."""
         assert self.lib is not None
         worker = get_current_worker()
         with self._mark_lock:
             if worker.is_cancelled or request != self._request:  # a newer request came
                 self.post_message(PageLoaded(request, offset, None, focus, fallback))
                 return
-            if isinstance(focus, tuple):  # papers in order of preference: the first found
+            if isinstance(focus, Follow):  # the cursor paper, its new version or a neighbour
                 result, offset, focus = _locate(self.lib, query, _filter(status),
                                                 self.page_size, offset, focus)
             else:
@@ -333,20 +333,24 @@ def _cursor_paper(result: SearchResult, focus: str | int | None, fallback: int) 
 
 
 def _locate(lib: Library, query: str, status: str | None, page: int, offset: int,
-            wanted: tuple[str, ...]) -> tuple[SearchResult, int, str | None]:
-    """The window of ``page`` hits that holds the first paper of ``wanted`` found among the
-    hits (rows come and go above the cursor paper when the index changes, and an edited paper
-    may have moved): ``(result, its offset, that paper)``, or the window at ``offset`` and None
-    when none of them is there. The hits from a page before ``offset`` to two pages after it
-    are read first (one search); the paper first in ``wanted`` is looked for further
-    (:func:`_position`) only when it is not among them."""
+            follow: Follow) -> tuple[SearchResult, int, str | None]:
+    """The window of ``page`` hits that holds the paper ``follow`` finds (rows come and go above
+    the cursor paper when the index changes, and an edited paper may have moved): ``(result,
+    its offset, that paper)``, or the window at ``offset`` and None when none is there. The hits
+    from a page before ``offset`` to two pages after it are read first (one search); the cursor
+    paper (or its edited version: :meth:`db.Library.successor`) is looked for further
+    (:func:`_position`) only when it is still in the index and not among them."""
     start = max(0, offset - page)
     wide = lib.search(query, status, 3 * page, start, typing=True)
     rows: dict[str, int] = {}
     for row, hit in enumerate(wide.hits):
         rows.setdefault(hit.id, start + row)
+    wanted = list(follow.ids)
     if wanted and wanted[0] not in rows:
-        rows.update(_position(lib, query, status, wanted[0], wide.total))
+        now = lib.successor(wanted[0], follow.text)
+        if now is not None and now not in rows:
+            rows.update(_position(lib, query, status, now, wide.total))
+        wanted.insert(0, now or wanted[0])
     found = next((paper_id for paper_id in wanted if paper_id in rows), None)
     at = offset
     if found is not None and not offset <= rows[found] < offset + page:
