@@ -20,7 +20,7 @@ from textual.command import (
     Provider,
     SearchIcon,
 )
-from textual.widgets import Input
+from textual.widgets import Input, OptionList
 from textual.worker import Worker
 
 from tui.browser.messages import KeysWelcome
@@ -39,6 +39,16 @@ class TriagePalette(CommandPalette):
     def _text_changed(self, event: Input.Changed) -> None:
         self._searched = event.value
         self.app.post_message(KeysWelcome())
+
+    @on(OptionList.OptionSelected)
+    def _choose_once(self, event: OptionList.OptionSelected) -> None:
+        """Drop a choice that reaches the palette after it closed: the clicks of a double or
+        triple click that arrive in one read each choose the command, and Textual's palette
+        would run it and close (pop a screen) once per click. Runs before Textual's handler,
+        which ``prevent_default`` skips."""
+        if not self.is_active:
+            event.stop()
+            event.prevent_default()
 
     @on(Worker.StateChanged)
     def _search_changed(self) -> None:
