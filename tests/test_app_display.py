@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from rich.text import Text
+from textual.geometry import Region
 from textual.widgets import Static
 
 from tests.tui_support import (
@@ -121,3 +122,23 @@ async def test_ascii_shows_latex_it_cannot_render_in_ascii_as_its_source(tmp_pat
         body = unicode_app.query_one("#abstract-body", Static)
         await wait_for(pilot, lambda: "graph" in body.content.plain, "the abstract")
         assert "On a graph 𝒢 over ℝ^n" in body.content.plain
+
+
+def _drawn(widget: Static) -> str:
+    """The first line of ``widget`` as drawn."""
+    return widget.render_lines(Region(0, 0, widget.region.width, 1))[0].text
+
+
+async def test_ascii_cut_header_and_status_end_with_three_dots(tmp_path: Path) -> None:
+    """``--ascii`` in 64 columns: the header's collections and the search bar's notice, too
+    long for their room, end with ``...`` (Textual's ellipsis is ``…``, not ASCII)."""
+    app = app_on(shipped_copy(tmp_path), tmp_path / "data", ascii_only=True)
+    async with app.run_test(size=(64, 24)) as pilot:
+        await settle(pilot)
+        collections = app.query_one("#collections", Static)
+        assert _drawn(collections) == " papertray ... "
+        await pilot.press("slash")
+        await type_text(pilot, "reinforcment lerning ")
+        status = app.query_one("#search-status", Static)
+        await wait_for(pilot, lambda: "corrected" in status.content.plain, "the correction")
+        assert _drawn(status) == " 1/8  corrected reinforcment -> re... "

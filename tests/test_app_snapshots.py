@@ -93,8 +93,9 @@ def test_note_editor(snap_compare, tmp_path: Path) -> None:
 
 
 def test_ascii_without_colour(snap_compare, tmp_path: Path, monkeypatch) -> None:
-    """``--ascii`` (NO_COLOR): ASCII marks ``.`` ``>`` ``x`` and the reverse-video cursor row
-    (screenshots are taken before Textual's NO_COLOR filter; test_app_tmux checks the greys)."""
+    """``--ascii`` (NO_COLOR): ASCII marks ``.`` ``>`` ``x``, the reverse-video cursor row and
+    cut rows ended with ``...`` (screenshots are taken before the filter that takes the colour
+    out; test_app_no_color checks the bytes written)."""
     monkeypatch.setenv("NO_COLOR", "1")
     app = app_on(shipped_copy(tmp_path), tmp_path / "data", ascii_only=True)
     assert snap_compare(app, terminal_size=(80, 24), run_before=_after("t", "r"))

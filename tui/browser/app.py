@@ -24,11 +24,12 @@ from textual.binding import Binding, BindingType
 from textual.containers import Container
 from textual.css.query import NoMatches
 from textual.driver import Driver
+from textual.filter import LineFilter
 from textual.worker import Worker, WorkerState
 
 from db.store.paths import DataPaths, write_privately
 from db.text import one_line
-from tui.browser.ascii import install_scroll_bars, key_name
+from tui.browser.ascii import NoColour, install_scroll_bars, key_name, without_colour
 from tui.browser.commands import AsciiCommandPalette, TriageCommands, TriagePalette
 from tui.browser.display import said
 from tui.browser.frames import FramesApp
@@ -153,6 +154,7 @@ class PapertrayApp(ReaderTools, LibraryWorkers, MarkingApp, SyncingApp, Searchin
         self.ascii_only = self.glyphs is ASCII_GLYPHS
         if self.ascii_only:
             install_scroll_bars()
+        self._no_colour = NoColour()
         self.animation_level = "none"  # over SSH an animation is only more bytes to send
         self.lib = None
         self._init_sync()
@@ -170,8 +172,8 @@ class PapertrayApp(ReaderTools, LibraryWorkers, MarkingApp, SyncingApp, Searchin
 
     def compose(self) -> ComposeResult:
         yield StatusHeader(self.glyphs, id="header")
-        yield SyncProgress(id="sync")
-        yield SearchBar(id="search")
+        yield SyncProgress(self.ascii_only, id="sync")
+        yield SearchBar(self.glyphs["more"] if self.ascii_only else None, id="search")
         with Container(id="body"):
             yield ResultsPane(ResultsTable(self.glyphs, self.page_size, id="results"),
                               id="results-pane")
@@ -191,6 +193,12 @@ class PapertrayApp(ReaderTools, LibraryWorkers, MarkingApp, SyncingApp, Searchin
             return False
         current = self.table.current_id
         return current is None or self.paper_shown == current
+
+    def get_line_filters(self) -> list[LineFilter]:
+        """Textual's filters of every line drawn; under ``NO_COLOR`` (and ``--ascii``) one
+        that leaves no colour at all (:class:`~tui.browser.ascii.NoColour`)."""
+        filters = list(super().get_line_filters())
+        return without_colour(filters, self._no_colour) if self.no_color else filters
 
     def notify(self, message: str, *args, **kwargs) -> None:
         """Textual's notification; in ASCII only when the browser is (:func:`said`)."""

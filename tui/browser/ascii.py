@@ -1,15 +1,22 @@
 """The browser in plain ASCII (``papertray --ascii``, ``NO_COLOR``, a console or a locale that
-cannot show Unicode): what Textual itself would draw in other characters.
+cannot show Unicode): what Textual itself would draw in other characters, and no colour at all
+under ``NO_COLOR``.
 
 papertray's own glyphs come from :data:`tui.glyphs.ASCII_GLYPHS`; Textual's box borders are
 switched to its ``ascii`` border style by the ``-ascii`` class on every screen
-(``papertray.tcss``); this module gives the scroll bars and the key names.
+(``papertray.tcss``); this module gives the scroll bars, the key names, the progress bar and the
+filter that takes the colour out of every line drawn.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from functools import lru_cache
+
 from rich.segment import Segment, Segments
 from rich.style import Style
+from textual.color import Color
+from textual.filter import LineFilter, Monochrome, NoColor
 from textual.scrollbar import ScrollBar, ScrollBarRender
 
 
@@ -59,3 +66,26 @@ def key_name(shown: str, key: str) -> str:
     if shown.isascii():
         return shown
     return key.replace("ctrl+", "^")
+
+
+@lru_cache(1024)
+def _colourless(style: Style) -> Style:
+    return style.without_color
+
+
+class NoColour(LineFilter):
+    """Every segment without its colours (foreground and background), its bold, italic,
+    underline and reverse kept: the terminal gets no colour code at all.
+
+    Textual's own filter for ``NO_COLOR`` turns colours into greys, and greys are still colour
+    codes (``ESC[90m``, ``ESC[100m``); papertray's cursor and focus show by reverse video and
+    bold instead (``papertray.tcss``)."""
+
+    def apply(self, segments: list[Segment], background: Color) -> list[Segment]:
+        return [Segment(text, None if style is None else _colourless(style), control)
+                for text, style, control in segments]
+
+
+def without_colour(filters: Sequence[LineFilter], no_colour: NoColour) -> list[LineFilter]:
+    """``filters`` (an app's) with Textual's ``NO_COLOR`` filters replaced by ``no_colour``."""
+    return [f for f in filters if not isinstance(f, (Monochrome, NoColor))] + [no_colour]

@@ -11,6 +11,8 @@ import re
 import unicodedata
 from collections.abc import Mapping, Sequence
 
+from rich.console import Console, ConsoleOptions, RenderResult
+from rich.measure import Measurement
 from rich.style import Style
 from rich.text import Text
 
@@ -41,9 +43,39 @@ def ascii_headline(headline: str) -> str:
 
 def plain(text: str | None, style: str | Style = "", ascii_only: bool = False) -> Text:
     """One line of untrusted text as ``Text`` (whitespace folded, controls removed, no wrap;
-    cut with "…", or without a mark when ``ascii_only``: Rich's ellipsis is not ASCII)."""
+    cut with "…"; with ``ascii_only`` cropped, as Rich's ellipsis is not ASCII, and ended with
+    ``...`` by :func:`cut` where the width is known)."""
     return Text(one_line(text or ""), style=style, no_wrap=True,
                 overflow="crop" if ascii_only else "ellipsis", end="")
+
+
+def cut(line: Text, width: int, more: str) -> Text:
+    """``line`` as it fits in ``width`` cells: itself when it fits, else cut and ended with
+    ``more`` (``...`` in an ASCII-only browser, where Rich's and Textual's ``…`` cannot be
+    shown)."""
+    if line.cell_len <= width:
+        return line
+    out = line.copy()
+    out.truncate(max(0, width - len(more)), overflow="crop")
+    out.append(more[:width], line.style)
+    return out
+
+
+class CutText:
+    """A Rich renderable: ``line`` as :func:`cut` fits it to the width it is drawn in; it
+    measures as the whole line, so that a widget of ``width: auto`` is as wide as it allows."""
+
+    def __init__(self, line: Text, more: str) -> None:
+        self.line, self.more = line, more
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        line = cut(self.line, options.max_width, self.more).copy()
+        line.end = "\n"  # one line: Textual counts the line ends to know a renderable's height
+        yield line
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        width = min(self.line.cell_len, options.max_width)
+        return Measurement(width, width)
 
 
 #: Characters that must never sit in the search bar: C0/C1 controls (ESC, CR, LF, TAB...), DEL,

@@ -21,6 +21,8 @@ from textual.coordinate import Coordinate
 from textual.geometry import Size
 from textual.widgets import DataTable
 
+from tui.browser.display import cut
+
 #: DataTable's LRU caches that its ``_clear_caches`` empties (tui.browser.textual_private).
 _CLEARED_CACHES = ("_row_render_cache", "_cell_render_cache", "_row_renderable_cache",
                    "_line_cache", "_offset_cache", "_ordered_row_cache")
@@ -28,6 +30,10 @@ _CLEARED_CACHES = ("_row_render_cache", "_cell_render_cache", "_row_renderable_c
 
 class FastTable(DataTable):
     """DataTable with cheaper drawing for one-line ``Text`` cells in fixed-width columns."""
+
+    #: What ends a one-line cell cut to its column: None for the cell's own ``overflow``
+    #: (Rich's "…" for "ellipsis"), else this text (``...`` in an ASCII-only browser).
+    cut_mark: str | None = None
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
@@ -78,6 +84,8 @@ class FastTable(DataTable):
         text = cell.plain
         if "\t" not in text and len(text) <= inner and cell.cell_len <= inner:
             line = cell  # fits: Text.wrap would give it back as it is
+        elif self.cut_mark is not None and "\t" not in text:
+            line = cut(cell, inner, self.cut_mark)
         else:  # as Text.__rich_console__ cuts a line that may not wrap (justify and overflow
             # as DataTable's console options leave them: Rich's defaults)
             line = cell.wrap(console, inner, justify=cell.justify or "default",

@@ -9,9 +9,11 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.reactive import reactive
+from textual.renderables.bar import Bar
 from textual.widgets import ProgressBar, Static
 
 from tui.browser.display import plain
+from tui.browser.widgets.line import CutLine
 from tui.glyphs import ASCII_GLYPHS
 
 #: The filter keys, in the order of the header's tabs: (key, status).
@@ -36,7 +38,8 @@ class StatusHeader(Horizontal):
         self.glyphs = glyphs
 
     def compose(self) -> ComposeResult:
-        yield Static(id="collections")
+        cut_mark = self.glyphs["more"] if self.glyphs is ASCII_GLYPHS else None
+        yield CutLine(cut_mark, id="collections")
         yield Static(id="counts")
 
     def on_mount(self) -> None:
@@ -62,7 +65,7 @@ class StatusHeader(Horizontal):
             names.append(self.glyphs["sep"])
             names.append_text(plain(self.glyphs["sep"].join(labels),
                                     ascii_only=self.glyphs is ASCII_GLYPHS))
-        self.query_one("#collections", Static).update(names)
+        self.query_one("#collections", CutLine).update(names)
         tabs = Text(end="", no_wrap=True, overflow="ellipsis")
         active = self.get_component_rich_style("header--active", partial=True)
         key_style = self.get_component_rich_style("header--key", partial=True)
@@ -78,12 +81,36 @@ class StatusHeader(Horizontal):
         self.query_one("#counts", Static).update(tabs)
 
 
+class AsciiBar(Bar):
+    """Textual's progress bar in ASCII and without colour: ``#`` (bold) where it is filled,
+    ``-`` where it is not (Textual's ``━`` tells the two apart by colour only)."""
+
+    def __rich_console__(self, console, options):
+        width = self.width or options.max_width
+        start, end = (min(max(0, round(at)), width) for at in self.highlight_range)
+        end = max(start, end)
+        yield Text.assemble("-" * start, ("#" * (end - start), "bold"), "-" * (width - end),
+                            end="")
+
+
+class AsciiProgressBar(ProgressBar):
+    """A :class:`ProgressBar` drawn with :class:`AsciiBar`."""
+
+    BAR_RENDERABLE = AsciiBar
+
+
 class SyncProgress(Horizontal):
-    """``syncing seed files ━━━━━━━ 1/2``: shown while a sync runs, hidden otherwise."""
+    """``syncing seed files ━━━━━━━ 1/2``: shown while a sync runs, hidden otherwise; its bar
+    in ASCII (``###---``) when ``ascii_only``."""
+
+    def __init__(self, ascii_only: bool = False, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.ascii_only = ascii_only
 
     def compose(self) -> ComposeResult:
         yield Static("syncing seed files", id="sync-label")
-        yield ProgressBar(total=None, show_eta=False, show_percentage=False, id="sync-bar")
+        bar = AsciiProgressBar if self.ascii_only else ProgressBar
+        yield bar(total=None, show_eta=False, show_percentage=False, id="sync-bar")
         yield Static(id="sync-count")
 
     def start(self, label: str) -> None:

@@ -74,6 +74,8 @@ class ResultsTable(FastTable, inherit_bindings=False):
     def __init__(self, glyphs: Mapping[str, str], page_size: int, **kwargs) -> None:
         super().__init__(cursor_type="row", show_header=False, zebra_stripes=False, **kwargs)
         self.glyphs = glyphs
+        if glyphs is ASCII_GLYPHS:
+            self.cut_mark = glyphs["more"]
         self.page_size = page_size
         self.window_offset = 0
         """Position of the first row among all hits (``offset`` is taken by Widget)."""

@@ -13,6 +13,7 @@ from textual.message import Message
 from textual.widgets import Input, Static
 
 from tui.browser.display import pasted_query, query_safe
+from tui.browser.widgets.line import CutLine
 
 PLACEHOLDER = 'search: words "a phrase" -not word* OR is:to-read has:code in:file'
 
@@ -91,10 +92,15 @@ class SearchBar(Horizontal):
 
     _status: Text | None = None  # the status shown (show_status)
 
+    def __init__(self, cut_mark: str | None = None, **kwargs) -> None:
+        """``cut_mark`` ends the status where it is cut (None: the .tcss's ellipsis)."""
+        super().__init__(**kwargs)
+        self.cut_mark = cut_mark
+
     def compose(self) -> ComposeResult:
         yield Static("/", id="search-prompt")
         yield QueryInput(placeholder=PLACEHOLDER, id="query", compact=True)
-        yield Static(id="search-status")
+        yield CutLine(self.cut_mark, id="search-status")
 
     @property
     def input(self) -> QueryInput:
@@ -133,7 +139,7 @@ class SearchBar(Horizontal):
         if _same_text(status, self._status):
             return
         self._status = status.copy()
-        self.query_one("#search-status", Static).update(status)
+        self.query_one("#search-status", CutLine).update(status)
 
     @on(Input.Changed, "#query")
     def _changed(self, event: Input.Changed) -> None:
