@@ -2,7 +2,7 @@
 
 ::
 
-    keys, pastes ─────────┐
+    keys, pastes, bursts ─┐
     SIGTERM, SIGHUP ──────┴─► on_event ─► queue  [ / w u d i ⏎ t ctrl+q ]
       (as ctrl+q)                           │
                                             │ _pump: the head goes once what it needs
@@ -31,6 +31,11 @@ What the head of the queue waits for (:meth:`KeysApp._need_of`):
 * **the cursor paper**, for a key whose action reads it (``a``, ``#``, the copy keys;
   :data:`WAIT_LIMIT_S` at most, then the action says it is still loading).
 
+A burst of text read at once with a line break or a tab in it (a paste the terminal did not
+bracket, or keys typed ahead: :mod:`tui.browser.bursts`) waits in the queue as one; at its turn
+it is search text if the search bar has the keyboard (the later reads of the burst follow the
+first), and its keys, back at the head of the queue, otherwise.
+
 ctrl+q is a key in the queue: it quits once the keys typed before it have acted, saving a note
 or tags being written first; should they still wait after :data:`WAIT_LIMIT_S`, it quits
 anyway. A signal that ends the browser queues a ctrl+q (:meth:`KeysApp.exit_in_turn`). ctrl+c
@@ -48,6 +53,7 @@ from textual.screen import Screen
 from textual.timer import Timer
 
 from tui.browser.base import BrowserBase
+from tui.browser.bursts import TextBurst
 from tui.browser.commands import TriagePalette
 from tui.browser.editors import TextPrompt
 from tui.browser.messages import KeysWelcome
@@ -64,7 +70,7 @@ _PAPER_ACTIONS = ("edit_note", "add_tags", "copy(")
 #: Keys (besides printable ones) that edit the query in the search bar.
 _EDITING = ("backspace", "delete", "ctrl+u", "ctrl+w", "ctrl+k", "ctrl+x", "ctrl+v")
 
-Input = events.Key | events.Paste
+Input = events.Key | events.Paste | TextBurst
 
 
 @dataclass(frozen=True)
@@ -97,6 +103,7 @@ class KeysApp(BrowserBase):
         self._typing_into: tuple[Screen, object] | None = None
         self._clock: tuple[_Need, Timer] | None = None  # a limited need, timed
         self._given_up: _Need | None = None  # a limited need waited out: it holds no key
+        self._burst = (0, False)  # the latest text burst's number, and whether it was pasted
 
     @property
     def keys_waiting(self) -> int:
@@ -290,8 +297,14 @@ class KeysApp(BrowserBase):
         A key for the table runs its binding here: Textual would forward it to the table and
         run the binding once it bubbled back up to the app, after the pump had looked at the
         keys behind it (``t u t`` would let the second ``t`` go before ``u`` had run). A paste
-        is search text, never keys, wherever the focus is.
+        is search text, never keys, wherever the focus is; a burst of text is a paste or its
+        keys (:meth:`_pasted`).
         """
+        if isinstance(event, TextBurst):
+            if not self._pasted(event):
+                self._inputs.extendleft(reversed(event.keys))  # they go next, in order
+                return
+            event = events.Paste(event.text)
         main = self.main_screen
         if (self.screen is main and self.focused is self.search_bar.input
                 and self.lib is not None and (isinstance(event, events.Paste)
@@ -314,6 +327,15 @@ class KeysApp(BrowserBase):
               or (event.key in HELP_CLOSE_KEYS and isinstance(self.screen, HelpScreen))):
             self._closing_screen, self._given_up = self.screen, None  # the next keys wait for it
         await super().on_event(event)
+
+    def _pasted(self, burst: TextBurst) -> bool:
+        """Whether ``burst`` is search text: its first read is when the search bar has the
+        keyboard as it comes to its turn, and every later read of it is as the first was."""
+        number, pasted = self._burst
+        if burst.number != number:
+            pasted = self.screen is self.main_screen and self.focused is self.search_bar.input
+            self._burst = (burst.number, pasted)
+        return pasted
 
     async def _to_palette(self, event: events.Key) -> None:
         """A key for the palette's text, in the order typed: an editing key of its input

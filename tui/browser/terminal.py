@@ -9,6 +9,7 @@ the paste brackets, so the parser sees a paste with no escape sequence in it and
 :class:`textual.events.Paste`; :class:`PasteSafeDriver` is Textual's Linux driver with the guard
 in its input loop. The app cleans the pasted text itself (one line, no control characters).
 ESC followed by a key in one read is the Escape key and that key (:class:`EscapeKeys`), not Alt.
+A paste the terminal does not bracket comes as a burst of text (:mod:`tui.browser.bursts`).
 
 Terminal output and a terminal that goes away: a dropped SSH connection, a closed window or a
 killed tmux hangs the terminal up. Its reads then return nothing (or EIO), its writes fail with
@@ -39,6 +40,7 @@ from textual import constants
 from textual.driver import Driver
 from textual.events import Event, Key
 
+from tui.browser.bursts import READ_SIZE, BurstWatch, TextBurst
 from tui.browser.textual_private import ParseError, XTermParser
 
 if TYPE_CHECKING:
@@ -232,18 +234,32 @@ def paste_safe(driver_class: type[Driver]) -> type[Driver]:
 class InputPipe:
     """Bytes read from the terminal to Textual events, in order: decoded as UTF-8 (a stray
     byte, a Latin-1 paste or a raw C1 byte, is one "\ufffd", never a crash of the input thread),
-    through a :class:`PasteGuard` and :class:`EscapeKeys`, then Textual's parser."""
+    through a :class:`PasteGuard` and :class:`EscapeKeys`, then Textual's parser; a read that
+    is part of a burst of text becomes one event (:class:`~tui.browser.bursts.BurstWatch`)."""
 
     def __init__(self, parser: XTermParser) -> None:
         self.parser = parser
         self.guard = PasteGuard()
         self.escapes = EscapeKeys()
+        self.bursts = BurstWatch()
         self.decode = getincrementaldecoder("utf-8")(errors="replace").decode
 
-    def feed(self, raw: bytes, final: bool = False) -> Iterator[Event]:
-        """The events of ``raw`` (``final``: the last bytes the terminal will send)."""
+    def feed(self, raw: bytes, final: bool = False, now: float | None = None) -> Iterator[Event]:
+        """The events of ``raw`` (``final``: the last bytes the terminal will send; ``now``:
+        when they were read, monotonic seconds, by default now): one
+        :class:`~tui.browser.bursts.TextBurst` holding them when ``raw`` is part of a burst of
+        text (a paste the terminal did not bracket, or keys typed ahead)."""
         data = self.decode(raw, final=final)
-        for piece in self.escapes.feed(self.guard.feed(data), time.monotonic()):
+        at = time.monotonic() if now is None else now
+        burst = self.bursts.burst_of(data, len(raw), at, self.guard.in_paste)
+        if burst is None:
+            yield from self._events(data, at)
+        else:
+            yield TextBurst(burst.text, list(self._events(data, at)), burst.number)
+        self.bursts.done(time.monotonic() if now is None else now)  # once they were posted
+
+    def _events(self, data: str, now: float) -> Iterator[Event]:
+        for piece in self.escapes.feed(self.guard.feed(data), now):
             if piece is None:
                 yield Key("escape", "\x1b")
             else:  # (never ""; feed("") would tell the parser the input ended)
@@ -342,7 +358,7 @@ else:
                 if not mask & selectors.EVENT_READ:
                     continue
                 try:
-                    raw = os.read(self.fileno, 1024 * 4)
+                    raw = os.read(self.fileno, READ_SIZE)
                 except BlockingIOError:
                     continue
                 except OSError:  # EIO: the terminal was hung up

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import functools
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
+from textual.geometry import Region
 from textual.message import Message
 from textual.widgets import Input, Static
 
@@ -51,6 +53,15 @@ class QueryInput(Input):
         event.stop()
         event.prevent_default()
         self.insert_query(event.text)
+
+    def on_resize(self) -> None:
+        """Keep the cursor in view when the input narrows (the search status beside it grows,
+        "only the first 32 words are used"): Input scrolls to its cursor only as it moves."""
+        self.call_after_refresh(self._show_cursor)
+
+    def _show_cursor(self) -> None:
+        cursor = cell_len(self.value[:self.cursor_position]) + (1 if self.cursor_at_end else 0)
+        self.scroll_to_region(Region(cursor, 0, width=1, height=1), force=True, animate=False)
 
     async def on_key(self, event: events.Key) -> None:
         """Run the input's own binding of a non-printable key here and now.
