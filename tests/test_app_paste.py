@@ -13,7 +13,6 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from textual._xterm_parser import XTermParser  # the parser the Linux driver feeds
 
 from db import Library
 from tests.test_app_tmux import Terminal
@@ -45,7 +44,7 @@ LONG_PASTE = "\n\n".join(textwrap.fill(a, 72, break_on_hyphens=False) for a in A
 def send(app: PapertrayApp, text: str, *sizes: int) -> None:
     """Post what the driver posts when the terminal sends ``text``: first in reads of
     ``sizes`` bytes, then in reads of at most 4 KiB, read back to back (all at one instant)."""
-    pipe, raw, reads = InputPipe(XTermParser()), text.encode(), []
+    pipe, raw, reads = InputPipe(), text.encode(), []
     for size in sizes:
         reads.append(raw[:size])
         raw = raw[size:]

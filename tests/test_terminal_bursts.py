@@ -9,7 +9,6 @@ import textwrap
 
 import pytest
 from textual import events
-from textual._xterm_parser import XTermParser  # the parser the Linux driver feeds
 
 from tests.tui_support import SHIPPED_SEEDS
 from tui.browser.bursts import BURST_GAP_S, LONG_READ, READ_SIZE, BurstWatch, TextBurst
@@ -25,7 +24,7 @@ WRAPPED = textwrap.fill(ABSTRACT, 72, break_on_hyphens=False, break_long_words=F
 def _read(chunks: list[bytes]) -> list[events.Event]:
     """The events the driver posts for ``chunks``, one read each, read back to back (all at
     one instant)."""
-    pipe = InputPipe(XTermParser())
+    pipe = InputPipe()
     return [event for chunk in chunks for event in pipe.feed(chunk, now=0.0)]
 
 

@@ -157,6 +157,8 @@ class PapertrayApp(ReaderTools, LibraryWorkers, MarkingApp, SyncingApp, Searchin
         self._no_colour = NoColour()
         self.animation_level = "none"  # over SSH an animation is only more bytes to send
         self.lib = None
+        #: True once the browser ended on an unexpected error (:meth:`panic`): exit status 1.
+        self.ended_on_error = False
         self._init_sync()
         self._init_search()
         self._init_keys()
@@ -295,6 +297,14 @@ class PapertrayApp(ReaderTools, LibraryWorkers, MarkingApp, SyncingApp, Searchin
                  "latest mark made in any of them, this window or another.")]
 
     # -- failures ----------------------------------------------------------------------------
+    def panic(self, *renderables) -> None:
+        """End the browser on an unexpected error, showing ``renderables`` (Textual's
+        ``App.panic``: its driver calls it when its input thread fails). The browser then
+        exits 1, as it does on an unhandled exception: Textual leaves the status 0 after a
+        panic (Textualize/textual#4325). The terminal is restored as at any exit."""
+        self.ended_on_error = True
+        super().panic(*renderables)
+
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         """A worker that failed becomes a notification (and its state is reset), never a crash."""
         if event.state != WorkerState.ERROR:
@@ -354,4 +364,4 @@ def run_app(seeds: list[str] | None = None, data_dir: str | None = None,
         await app.run_async()
 
     asyncio.run(main())
-    return app.return_code or 0
+    return 1 if app.ended_on_error else app.return_code or 0

@@ -23,10 +23,11 @@ from textual.command import (
 from textual.widgets import Input, OptionList
 from textual.worker import Worker
 
+from tui.browser.closing import ClosesOnce
 from tui.browser.messages import KeysWelcome
 
 
-class TriagePalette(CommandPalette):
+class TriagePalette(CommandPalette, ClosesOnce):
     """Textual's command palette, saying whether the commands it shows are those for the text
     typed into it (:attr:`answered`): an Enter typed right after the text waits for them
     (:mod:`tui.browser.keys`), else it would choose from the commands of the text before."""

@@ -33,11 +33,12 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from db.text import one_line
+from tui.browser.closing import ClosesOnce
 from tui.browser.messages import KeysWelcome
 from tui.browser.widgets.search import QueryInput
 
 
-class TextPrompt(ModalScreen[str | None]):
+class TextPrompt(ModalScreen[str | None], ClosesOnce):
     """Ask for one line of text about a paper: ``title`` above, ``hint`` below the field."""
 
     BINDINGS: ClassVar[list[BindingType]] = [

@@ -185,7 +185,12 @@ class KeysApp(BrowserBase):
 
     # -- the queue ---------------------------------------------------------------------------
     async def on_event(self, event: events.Event) -> None:
-        """Every event reaches the app here: keys and pastes join the queue, the rest go on."""
+        """Every event reaches the app here: keys and pastes join the queue, a mouse event
+        outside the screen is dropped (Textual takes the focus from every widget for it: the
+        table would no longer get its keys), the rest go on."""
+        if isinstance(event, events.MouseEvent) and not event.is_forwarded and not (
+                self.size.region.contains(int(event.screen_x), int(event.screen_y))):
+            return
         if not isinstance(event, Input) or event.is_forwarded:
             await super().on_event(event)
         elif self._leaving or not self.screen_stack:

@@ -15,6 +15,8 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from tui.browser.closing import ClosesOnce
+
 #: The query language in brief (docs/search.md has the whole of it).
 QUERY_SYNTAX = (
     ("graph neural", "papers with all the words (the last one may be unfinished)"),
@@ -66,7 +68,7 @@ def key_help(active: Mapping[str, ActiveBinding], key_display: Callable[[Binding
 HELP_CLOSE_KEYS = ("escape", "q", "question_mark", "f1")
 
 
-class HelpScreen(ModalScreen[None]):
+class HelpScreen(ModalScreen[None], ClosesOnce):
     """Every key of the main screen, grouped by where it works, and the query syntax."""
 
     BINDINGS: ClassVar[list[BindingType]] = [

@@ -46,6 +46,10 @@ PRIVATE_NAMES: tuple[Private, ...] = (
             "the terminal's output stream, wrapped so that a dead terminal ends the app"),
     Private(_DRIVER, "_sigcont_application",
             "SIGCONT's handler, overridden to resume only after a suspension"),
+    # -- screens that close once (tui.browser.closing) ------------------------------------------
+    Private("textual.message_pump.MessagePump", "_on_message",
+            "overridden by ClosesOnce: the one method every message to a screen goes through "
+            "before its handlers, where input to a closed screen is dropped"),
     # -- the results table's drawing (tui.browser.widgets.fast_table) --------------------------
     Private(_TABLE, "_render_cell", _TABLE_DRAWS + "one cell, overridden"),
     Private(_TABLE, "_render_line_in_row", _TABLE_DRAWS + "one row line, overridden"),
