@@ -11,7 +11,6 @@ from tests.tui_support import (
     ODD_SEEDS,
     app_on,
     burst,
-    click_burst,
     copy_files,
     settle,
     shipped_app,
@@ -114,24 +113,3 @@ async def test_ctrl_z_suspends_over_every_screen(tmp_path: Path) -> None:
         await pilot.press("ctrl+z")
     assert suspended == ["TextPrompt", "TextPrompt", "HelpScreen", "TriagePalette",
                          "Screen"]
-
-
-
-async def test_a_triple_click_on_a_palette_command_runs_it_once(tmp_path: Path) -> None:
-    """The three clicks of a triple click on a palette command, read together, each choose it:
-    the command runs once (one paper marked, not three) and the palette closes once."""
-    app, seeds, data = shipped_app(tmp_path)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settle(pilot)
-        first = app.table.current_id
-        await pilot.press("ctrl+p")
-        await type_text(pilot, "mark the paper to-read")
-        commands = app.screen.query_one(CommandList)
-        await wait_for(pilot, lambda: commands.option_count == 1, "one palette hit")
-        click_burst(app, commands.region.x + 4, commands.region.y + 1, clicks=3)
-        await wait_for(pilot, lambda: len(app.screen_stack) == 1, "the palette to close")
-        await settle(pilot)
-        await pilot.press("j")  # the browser goes on
-        await settle(pilot)
-    with Library([seeds], data) as library:
-        assert [h.id for h in library.search("", "to-read", 50, 0).hits] == [first]

@@ -21,7 +21,6 @@ from textual.widgets import Static
 
 from db import Library
 from tui.browser.app import PapertrayApp, make_app
-from tui.browser.textual_private import XTermParser
 from tui.browser.widgets import SyncProgress
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -152,14 +151,6 @@ def burst(app: PapertrayApp, keys: Iterable[str]) -> None:
         character = " " if key == "space" else key if len(key) == 1 else None
         app.post_message(events.Key(key, character))
 
-
-def click_burst(app: PapertrayApp, x: int, y: int, clicks: int) -> None:
-    """Post the mouse events of ``clicks`` left clicks at screen cell ``(x, y)`` all at once, as
-    a terminal's SGR mouse reports of a double or triple click read together, parsed by the
-    parser the browser's driver uses."""
-    report = f"\x1b[<0;{x + 1};{y + 1}M\x1b[<0;{x + 1};{y + 1}m"
-    for event in XTermParser().feed(report * clicks):
-        app.post_message(event)
 
 
 def record_notifications(app: PapertrayApp) -> list[str]:

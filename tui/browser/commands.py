@@ -20,7 +20,7 @@ from textual.command import (
     Provider,
     SearchIcon,
 )
-from textual.widgets import Input, OptionList
+from textual.widgets import Input
 from textual.worker import Worker
 
 from tui.browser.closing import ClosesOnce
@@ -40,16 +40,6 @@ class TriagePalette(CommandPalette, ClosesOnce):
     def _text_changed(self, event: Input.Changed) -> None:
         self._searched = event.value
         self.app.post_message(KeysWelcome())
-
-    @on(OptionList.OptionSelected)
-    def _choose_once(self, event: OptionList.OptionSelected) -> None:
-        """Drop a choice that reaches the palette after it closed: the clicks of a double or
-        triple click that arrive in one read each choose the command, and Textual's palette
-        would run it and close (pop a screen) once per click. Runs before Textual's handler,
-        which ``prevent_default`` skips."""
-        if not self.is_active:
-            event.stop()
-            event.prevent_default()
 
     @on(Worker.StateChanged)
     def _search_changed(self) -> None:
