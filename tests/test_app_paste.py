@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from db import Library
-from tests.test_app_tmux import Terminal
+from tests.tmux_support import Terminal
 from tests.tui_support import (
     PARM,
     SHIPPED_SEEDS,

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_app_tmux import TMUX, Terminal
+from tests.tmux_support import TMUX, Terminal
 from tests.tui_support import papertray_command, papertray_json, shipped_copy
 
 pytestmark = pytest.mark.skipif(TMUX is None, reason="tmux is not installed")

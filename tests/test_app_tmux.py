@@ -10,65 +10,20 @@ from __future__ import annotations
 import os
 import re
 import shlex
-import shutil
 import signal
 import subprocess
 import time
-import uuid
 from pathlib import Path
 
 import pytest
 
 from db import Library
+from tests.tmux_support import DEADLINE_S, TMUX, Terminal
 from tests.tui_support import papertray_command, papertray_json, shipped_copy
-
-TMUX = shutil.which("tmux")
-DEADLINE_S = 20.0
 
 pytestmark = pytest.mark.skipif(
     TMUX is None, reason="tmux is not installed: the end-to-end test drives the real command in "
     "tmux (.ci/run installs it)")
-
-
-class Terminal:
-    """One tmux session on a private server."""
-
-    def __init__(self, command: list[str], width: int = 80, height: int = 24) -> None:
-        self.socket = f"papertray-test-{uuid.uuid4().hex[:12]}"
-        shell = shlex.join(command) + '; echo "[papertray exited $?]"; sleep 60'
-        self.tmux("-f", os.devnull, "new-session", "-d", "-s", "main", "-x", str(width),
-                  "-y", str(height), shell)
-
-    def tmux(self, *args: str) -> str:
-        assert TMUX is not None
-        done = subprocess.run([TMUX, "-L", self.socket, *args], capture_output=True, text=True,
-                              timeout=10, check=True)
-        return done.stdout
-
-    def screen(self) -> str:
-        return self.tmux("capture-pane", "-p", "-t", "main")
-
-    def keys(self, *keys: str, literal: bool = False) -> None:
-        self.tmux("send-keys", "-t", "main", *(["-l"] if literal else []), *keys)
-
-    def wait_for(self, *texts: str, absent: tuple[str, ...] = (),
-                 deadline_s: float = DEADLINE_S) -> str:
-        """Poll the screen until it shows every one of ``texts`` at once and none of ``absent``
-        (a frame painted halfway may show the one before the other); fail with the last screen
-        otherwise."""
-        end = time.monotonic() + deadline_s
-        while True:
-            screen = self.screen()
-            if all(text in screen for text in texts) and not any(t in screen for t in absent):
-                return screen
-            if time.monotonic() > end:
-                raise AssertionError(f"the screen never showed {texts!r} without {absent!r}; "
-                                     f"last screen:\n{screen}")
-            time.sleep(0.05)
-
-    def close(self) -> None:
-        subprocess.run([TMUX or "tmux", "-L", self.socket, "kill-server"], capture_output=True,
-                       timeout=10, check=False)
 
 
 def test_type_mark_quit_and_the_mark_is_on_disk(tmp_path: Path) -> None:

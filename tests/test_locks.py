@@ -18,6 +18,7 @@ import pytest
 
 from db import Library, LibraryError
 from tests.db_support import CliRun, console_script
+from tests.tmux_support import TMUX, Terminal
 from tests.tui_support import app_on, settle, shipped_copy, type_text, wait_for
 
 pytestmark = pytest.mark.skipif(not Path("/proc/locks").exists(),
@@ -180,12 +181,11 @@ async def test_the_browser_keeps_its_locks_through_triage(tmp_path: Path) -> Non
 def test_a_browser_process_in_a_terminal_keeps_its_locks(tmp_path: Path) -> None:
     """The real command: its process holds both locks after starting, marking and another
     process's commands (the browser lost them at its first build, and at its first backup)."""
-    tmux = pytest.importorskip("tests.test_app_tmux")
-    if tmux.TMUX is None:
+    if TMUX is None:
         pytest.skip("tmux is not installed")
     seeds, data = shipped_copy(tmp_path), tmp_path / "data"
     where = ["--seeds", str(seeds), "--data-dir", str(data)]
-    terminal = tmux.Terminal(["env", "LANG=C.UTF-8", *console_script(), *where, "--ascii"])
+    terminal = Terminal(["env", "LANG=C.UTF-8", *console_script(), *where, "--ascii"])
     try:
         terminal.wait_for("1/35")
         pid = int(terminal.tmux("display-message", "-p", "-t", "main", "#{pane_pid}"))
