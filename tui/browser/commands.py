@@ -8,11 +8,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from functools import partial
+from typing import ClassVar
 
 from textual import on
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.command import (
     CommandInput,
+    CommandList,
     CommandPalette,
     DiscoveryHit,
     Hit,
@@ -32,6 +34,11 @@ class TriagePalette(CommandPalette, ClosesOnce):
     typed into it (:attr:`answered`): an Enter typed right after the text waits for them
     (:mod:`tui.browser.keys`), else it would choose from the commands of the text before."""
 
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("pagedown", "page_commands(1)", "Next page", show=False),
+        Binding("pageup", "page_commands(-1)", "Previous page", show=False),
+    ]
+
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
         self._searched = ""  # the text of the newest search started (the palette's own handler)
@@ -44,6 +51,18 @@ class TriagePalette(CommandPalette, ClosesOnce):
     @on(Worker.StateChanged)
     def _search_changed(self) -> None:
         self.app.post_message(KeysWelcome())
+
+    def action_page_commands(self, direction: int) -> None:
+        """Move the highlight a page down (``direction`` 1) or up (-1) the list of commands.
+
+        Textual's option list pages by the lines it has laid out, and it lays none out until it
+        has a size: a page key that comes with the commands, before the list is drawn (ctrl+p
+        and PageDown read together), raised ``KeyError`` and ended the browser. Then the key
+        does nothing, as on an empty list."""
+        commands = self.query_one(CommandList)
+        if not commands.scrollable_content_region:
+            return
+        (commands.action_page_down if direction > 0 else commands.action_page_up)()
 
     @property
     def answered(self) -> bool:
