@@ -180,6 +180,19 @@ def test_a_correction_shows_the_word_as_the_abstracts_write_it(surface_library, 
     assert surface_library.search(found.effective_query).total == found.total
 
 
+@pytest.mark.parametrize(("query", "corrected"), [
+    ("сетейй", "сетейй → сетей"),  # й is и in the index's key: "сетеии" is no one's word
+    ("Λόγοςς", "λόγοςς → λόγος"),  # accents and the final sigma as typed, not "λογοσσ"
+    ("Straßee", "straßee → Straße"),  # not "strassee"
+    ("Mülller", "mülller → Müller"),
+])
+def test_a_correction_shows_the_misspelt_word_as_typed_not_its_key(surface_library, query,
+                                                                   corrected):
+    """Found by trying a Cyrillic query: "нейроные" was said as "corrected неироные → …", the
+    misspelt word's folded key, a spelling the reader never typed."""
+    assert surface_library.search(query).notice == f"corrected {corrected}"
+
+
 @pytest.mark.parametrize(("query", "effective"), [
     ("Müller naïve", "Müller naïve"),  # typed with its accents: shown so
     ("muller naive", "muller naive"),  # typed plainly: shown as typed

@@ -162,6 +162,10 @@ def test_serve_refuses_a_websocket_opened_by_another_site(tmp_path: Path) -> Non
         assert status("http://papers.example") == 403  # another scheme: another site
         assert status("https://papers.example") == 101
         assert status(f"http://localhost:{port}") == 101
+        # an Origin that is no URL was a 500 and a traceback in the log: it is no site of ours
+        assert status("https://papers.example:99999") == 403
+        assert status(f"http://localhost:{port}:80") == 403
+        assert status("http://[::1") == 403
 
 
 def test_serve_on_a_port_in_use_says_so_and_never_that_it_serves(tmp_path: Path) -> None:
@@ -177,6 +181,25 @@ def test_serve_on_a_port_in_use_says_so_and_never_that_it_serves(tmp_path: Path)
     assert "serving on" not in result.stderr
     assert "address already in use" in result.stderr
     assert result.stderr.count("\n") == 1, result.stderr
+
+
+@pytest.mark.parametrize("url", ["http://[::1:9000", "http://localhost:99999",
+                                 "http://localhost:9000x", "http://:9000"])
+def test_serve_refuses_a_public_url_with_no_host_or_port_a_browser_can_use(tmp_path: Path,
+                                                                          url: str) -> None:
+    """Found by trying them: an unclosed bracket was a traceback; the others served a page
+    whose websocket could never connect (a port out of range: a 500 for every websocket)."""
+    command = [sys.executable, "-m", "tui", "--seeds", str(shipped_copy(tmp_path)),
+               "--data-dir", str(tmp_path / "data"), "serve", "--port", str(_free_port()),
+               "--public-url", url]
+    try:
+        result = subprocess.run(command, capture_output=True, text=True, timeout=DEADLINE_S,
+                                stdin=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"papertray serve --public-url {url} served instead of refusing it")
+    assert result.returncode == 2
+    assert "is not like http://localhost:9000" in result.stderr
+    assert "Traceback" not in result.stderr
 
 
 def test_serve_refuses_a_public_url_with_a_path(run_cli) -> None:

@@ -44,8 +44,16 @@ def rewrite(conn: sqlite3.Connection, q: Query, vocabulary: Callable[[], Vocabul
     q.spelt = surface_forms(conn, (k for k in keys if k not in as_typed))
     if not corrections:
         return []
+    # the word corrected as it was typed (lower case), not its folded key: "нейроные", not
+    # "неироные" (й folded to и), "βασης", not "βασησ"
+    typed_as = {}
+    for word in _WORD_RE.findall(typed.lower()):
+        folded = tokens(word)
+        if len(folded) == 1:
+            typed_as.setdefault(folded[0], word)
     return ["corrected " + ", ".join(
-        f"{a} → {sep.join(q.spelt.get(k, k) for k in found)}" for a, found, sep in corrections)]
+        f"{typed_as.get(a, a)} → {sep.join(q.spelt.get(k, k) for k in found)}"
+        for a, found, sep in corrections)]
 
 
 _WORD_RE = re.compile(r"[^\W_]+")

@@ -16,8 +16,12 @@ def _public_url(ctx: click.Context, param: click.Parameter, value: str | None) -
     """An http(s) URL with a host and no path, query or fragment, without a trailing slash."""
     if value is None:
         return None
-    parts = urlsplit(value.strip())
-    if (parts.scheme not in ("http", "https") or not parts.netloc
+    try:
+        parts = urlsplit(value.strip())
+        parts.port  # noqa: B018 (raises ValueError for a port that is no number or out of range)
+    except ValueError:  # "http://[::1:9000": an unclosed bracket
+        parts = None
+    if (parts is None or parts.scheme not in ("http", "https") or not parts.hostname
             or parts.path.strip("/") or parts.query or parts.fragment):
         raise click.BadParameter(f"{value!r} is not like http://localhost:9000", ctx, param)
     return f"{parts.scheme}://{parts.netloc}"

@@ -108,8 +108,11 @@ class GuardedServer(Server):
         page's, or absent (a program, not a web page, opened it)."""
         if origin is None:
             return True
-        return (_origin(origin) == _origin(self.public_url)
-                or is_loopback(urlsplit(origin).hostname or ""))
+        try:
+            return (_origin(origin) == _origin(self.public_url)
+                    or is_loopback(urlsplit(origin).hostname or ""))
+        except ValueError:  # no URL ("http://[::1", a port out of range): no site of ours
+            return False
 
     async def on_startup(self, app: web.Application) -> None:
         """Nothing: ``serve`` says where the page is once the port is bound."""
