@@ -160,3 +160,18 @@ async def test_a_quit_while_the_palette_still_searches_its_commands_ends_cleanly
         await wait_for(pilot, ended.is_set, "the palette's search to end")
         await wait_for(pilot, lambda: not app.is_running, "the app to exit")
     assert app.return_code == 0
+
+
+async def test_an_exit_as_the_tag_editor_opens_ends_cleanly(tmp_path: Path) -> None:
+    """The app exits while the tag editor it was asked for is still being built: the editor
+    finds its widgets gone and the exit ends without an error, at every step of the opening
+    (how far it got depends on the event loop's turns, so each of the first turns is tried)."""
+    for turns in range(12):
+        app = shipped_app(tmp_path / str(turns))[0]
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            burst(app, ["number_sign"])
+            for _turn in range(turns):
+                await asyncio.sleep(0)
+            app.exit()
+            await wait_for(pilot, lambda app=app: not app.is_running, "the app to exit")

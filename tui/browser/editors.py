@@ -80,7 +80,10 @@ class TextPrompt(ModalScreen[str | None], ClosesOnce):
         return self._answered or not self._input_ready
 
     def on_mount(self) -> None:
-        self.input.focus()
+        """Focus the text field, if it is still there: an exit that began as the editor opened
+        takes its widgets down before this runs."""
+        for field in self.query("#prompt-input").results(QueryInput):
+            field.focus()
 
     def on_key(self, event: Key) -> None:
         """A key the input did not use ends here: it is never for the screen below (F1 typed
