@@ -128,6 +128,29 @@ def test_every_damaged_index_is_rebuilt_with_one_line(papertray, data_dir, healt
     assert [h["id"] for h in read["hits"]] == [healthy["read"]]
 
 
+@pytest.mark.parametrize("block", ["the last", "every other"])
+def test_a_plain_sync_rebuilds_an_index_whose_blocks_are_damaged(papertray, data_dir, healthy,
+                                                                 block):
+    """Blocks of the full-text index zeroed in place keep every row count and the schema: a
+    search answers from them (wrong, fewer hits), which the check at every opening cannot see.
+    ``papertray sync`` (the command a cron runs) reads the whole index and rebuilds it, with
+    one line."""
+    which = ("id = (SELECT max(id) FROM papers_fts_data)" if block == "the last"
+             else "id > 10 AND id % 2 = 0")  # (1 and 10: the averages and the structure)
+    _sql(f"UPDATE papers_fts_data SET block = zeroblob(length(block)) WHERE {which}")(
+        data_dir / "index.sqlite")
+    synced = papertray("sync")
+    assert synced.exit_code == 0, synced.stderr
+    assert len(synced.stderr.splitlines()) == 1, synced.stderr
+    assert REBUILT.fullmatch(synced.stderr.strip()), synced.stderr
+    again = papertray("search", *QUERY)
+    assert (again.exit_code, again.stderr) == (0, "")
+    assert [h["id"] for h in again.json()["hits"]] == healthy["ids"]
+    read = papertray("list", "--status", "read", "--json").json()
+    assert [h["id"] for h in read["hits"]] == [healthy["read"]]
+    assert papertray("sync").stderr == ""  # the new index passes the same check
+
+
 def test_a_stale_shm_is_harmless(papertray, data_dir, healthy):
     """(The first connection to open the file makes its -shm anew.)"""
     Path(f"{data_dir / 'index.sqlite'}-shm").write_bytes(b"\xa5" * 32768)

@@ -107,13 +107,15 @@ class Library:
         self._db.follow_replaced_files()
         return sync_db.index_is_stale(self._index(), self.seed_paths)
 
-    def sync(self, force: bool = False, progress: sync_db.Progress | None = None) -> SyncReport:
-        """Bring the index in step with the seed files; returns what changed.
-
-        Unchanged files are only stat()ed; ``force`` re-reads everything (marks are untouched).
-        Marks whose paper disappeared are re-attached to near-identical new papers or counted
-        as orphans. A damaged index is moved aside and rebuilt (said in ``report.notices``).
-        """
+    def sync(self, force: bool = False, progress: sync_db.Progress | None = None,
+             verify: bool = False) -> SyncReport:
+        """Bring the index in step with the seed files; returns what changed. Unchanged files
+        are only stat()ed; ``force`` re-reads everything (marks are untouched); ``verify``
+        first checks the whole index (:func:`recovery.set_aside_if_damaged`). Marks whose
+        paper disappeared are re-attached to near-identical new papers or counted as orphans.
+        A damaged index is moved aside and rebuilt (said in ``report.notices``)."""
+        if verify and not force:
+            force = recovery.set_aside_if_damaged(self)
         try:
             notes_db.keep_missing_anchors(self._index(), self._marks(), self._describe)
             report, changes = sync_db.sync(self._index(), self.seed_paths, force, progress)

@@ -107,6 +107,23 @@ def index_damaged(library: Library, exc: sqlite3.DatabaseError) -> str | None:
         return None
 
 
+def set_aside_if_damaged(library: Library) -> bool:
+    """Check the whole index file, FTS5's integrity-check included
+    (:func:`db.index.health.diagnose`: it reads every block of the full-text index, so it finds
+    damage inside them that the check at every opening cannot see; 10,000 abstracts ~0.3 s,
+    87,409 ~2.9 s, against 0.01 s for a sync with nothing to do), and set a damaged one aside
+    (:func:`set_index_aside`). True when it was set aside, so the sync must build a new one; an
+    index that cannot be checked now (no file yet, locked) is left to the sync."""
+    try:
+        damage = health.diagnose(library.paths.index, expected_schema())
+    except sqlite3.Error:
+        return False
+    if damage is None:
+        return False
+    set_index_aside(library, damage)
+    return True
+
+
 def set_index_aside(library: Library, damage: str) -> None:
     """Set the damaged index aside (the next connection makes a new one); ``damage`` says what
     is wrong with it. Raises :class:`LibraryError` when its folder cannot be written."""

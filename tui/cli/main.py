@@ -79,9 +79,10 @@ def _after(obj: Context, *args: object, **kwargs: object) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @pass_context
 def sync(obj: Context, force: bool, as_json: bool) -> None:
-    """Load new and changed seed files into the index."""
+    """Load new and changed seed files into the index, after reading the whole index to check
+    it (a damaged one is rebuilt)."""
     library = obj.open_library(sync=False)
-    report = library.sync(force=force)
+    report = library.sync(force=force, verify=True)
     if as_json:
         emit_json(report.to_json())
         return
