@@ -206,3 +206,26 @@ def test_serve_refuses_a_public_url_with_a_path(run_cli) -> None:
     result = run_cli("serve", "--public-url", "http://localhost:9000/papers")
     assert result.exit_code != 0
     assert "is not like http://localhost:9000" in result.stderr
+
+
+@pytest.mark.parametrize("host", ["", "  ", "[::1", "http://example.org"])
+def test_serve_refuses_a_host_that_is_no_host(run_cli, host: str) -> None:
+    """An empty host listened everywhere and printed the URL http://:PORT, which opens
+    nothing; a URL or a half-bracketed address is no host either."""
+    result = run_cli("serve", "--host", host)
+    assert result.exit_code == 2
+    assert "is no host name or address, like 127.0.0.1" in result.stderr
+
+
+@pytest.mark.skipif(not socket.has_ipv6, reason="no IPv6")
+def test_serve_takes_an_ipv6_host_in_brackets(tmp_path: Path) -> None:
+    """``--host [::1]``, as an IPv6 address is written in a URL, listens on ::1 (without the
+    brackets, "Name or service not known"), on loopback: no token."""
+    try:
+        with socket.socket(socket.AF_INET6) as probe:
+            probe.bind(("::1", 0))
+    except OSError:
+        pytest.skip("this machine has no IPv6 loopback")
+    with _serving(tmp_path, "--host", "[::1]") as (port, line, _after):
+        assert f"serving on http://[::1]:{port}/ " in line, line
+        assert _get(f"http://[::1]:{port}/")[0] == 200

@@ -27,8 +27,19 @@ def _public_url(ctx: click.Context, param: click.Parameter, value: str | None) -
     return f"{parts.scheme}://{parts.netloc}"
 
 
+def _host(ctx: click.Context, param: click.Parameter, value: str) -> str:
+    """A name or address to listen on, an IPv6 address without its URL brackets ("[::1]")."""
+    host = value.strip()
+    if host.startswith("[") and host.endswith("]"):
+        host = host[1:-1]
+    if not host or any(c in host for c in "[]/ "):
+        raise click.BadParameter(f"{value!r} is no host name or address, like 127.0.0.1",
+                                 ctx, param)
+    return host
+
+
 @click.command()
-@click.option("--host", default="127.0.0.1", show_default=True,
+@click.option("--host", default="127.0.0.1", show_default=True, callback=_host,
               help="The address to listen on (keep the default and use an SSH tunnel). Any "
                    "other than loopback gets a token.")
 @click.option("--port", type=click.IntRange(1, 65535), default=8000, show_default=True)
