@@ -67,7 +67,7 @@ def test_search_json_shape(run_cli):
     data = out.json()
     assert set(data) == RESULT_KEYS
     assert (data["query"], data["effective_query"], data["notice"], data["total"]) == (
-        "PARM", "parm*", "", 1)
+        "PARM", "PARM*", "", 1)
     [hit] = data["hits"]
     assert set(hit) == HIT_KEYS
     assert {k: v for k, v in hit.items() if k != "score"} == {

@@ -33,7 +33,7 @@ def test_the_paper_that_introduces_a_name_ranks_first(shipped_library, query, na
     ("preference alignment test time", PARM, "preference alignment test time", ""),
     ("diplomcy", "c6cf5bde67efacf4", "Diplomacy", "corrected diplomcy → Diplomacy"),  # the game
     ("multi-tsk", "a38c128b7bbe8ffd", '"multi task"', "corrected tsk → task"),
-    ("PARM test-time alignmnt", PARM, 'parm "test time" alignment',
+    ("PARM test-time alignmnt", PARM, 'PARM "test time" alignment',
      "corrected alignmnt → alignment"),
     # words run together find the hyphenated words of the abstracts (the same hits)
     ("multitask", "a38c128b7bbe8ffd", '"multi task"', "corrected multitask → multi-task"),

@@ -197,6 +197,8 @@ def test_a_correction_shows_the_misspelt_word_as_typed_not_its_key(surface_libra
     ("Müller naïve", "Müller naïve"),  # typed with its accents: shown so
     ("muller naive", "muller naive"),  # typed plainly: shown as typed
     ("MÜLLER", "Müller"),  # the spelling the abstracts use, not the capitals typed
+    ("NAIVE Condor", "naïve CONDOR"),  # keys typed in capitals: as written, not "naive condor"
+    ("ΛΌΓΟΣ", "λόγος"),
 ])
 def test_the_effective_query_shows_words_typed_or_as_written(surface_library, query, effective):
     assert surface_library.search(query).effective_query == effective

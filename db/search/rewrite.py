@@ -29,14 +29,15 @@ def rewrite(conn: sqlite3.Connection, q: Query, vocabulary: Callable[[], Vocabul
     for (:func:`complete`), compounds written otherwise (:func:`alternatives`). Returns the
     notices to show ("corrected lerning → learning"); [] when the query runs as typed.
 
-    Every index word the query shows that is not a word of ``typed`` (the query's text) as it
-    was typed is shown as the abstracts spell it (``q.spelt``, :mod:`db.search.surface`):
-    "corrected сети → сетей", not the index's key "сетеи"."""
+    Every index word the query shows that is not a word of ``typed`` (the query's text) typed
+    as its key (lower case, as the key is) is shown as the abstracts spell it (``q.spelt``,
+    :mod:`db.search.surface`): "corrected сети → сетей", not the index's key "сетеи"; "ØRSTED"
+    as "Ørsted", not "ørsted"."""
     plurals(conn, q)
     corrections = correct(conn, q, vocabulary)
     complete(conn, q)
     alternatives(conn, q)
-    as_typed = set(_WORD_RE.findall(typed.lower()))
+    as_typed = {w for w in _WORD_RE.findall(typed) if w == w.lower()}  # (ØRSTED: Ørsted)
     keys = [k for t in q.terms for k in (*t.tokens, *t.variants,
                                          *(w for a in t.alternatives for w in a.split(" ")))]
     keys += [k for _, found, _ in corrections for k in found]
