@@ -81,12 +81,15 @@ def test_a_long_paste_over_many_reads_is_one_burst(lines: int) -> None:
 
 
 def test_a_long_line_then_its_line_break_in_the_next_read() -> None:
-    """A first read that fills the buffer with text and no line break: the read right after it
-    is a burst, even when it holds no word."""
+    """A first read that fills the buffer with text and no line break is a burst (no typist
+    sends it; as keys, one at a time into the search bar, it took seconds), and the read right
+    after it is the same burst, even when it holds no word."""
     first, second = _reads("x" * READ_SIZE + "\rrrrtttq")
     got = _read([first, second])
-    assert _keys(got[:-1]) == ["x"] * READ_SIZE  # typed text: it goes where keys go
-    assert isinstance(got[-1], TextBurst) and got[-1].text == "\rrrrtttq"
+    assert [type(event) for event in got] == [TextBurst, TextBurst]
+    assert got[0].number == got[1].number
+    assert got[0].text == "x" * READ_SIZE and _keys(got[0].keys) == ["x"] * READ_SIZE
+    assert got[1].text == "\rrrrtttq"
     got = _read(_reads("x" * READ_SIZE + "\r"))
     assert isinstance(got[-1], TextBurst) and pasted_query(got[-1].text) == " "
 
@@ -134,12 +137,14 @@ def test_reads_that_follow_a_burst_at_once_are_its_rest() -> None:
     assert again is not None and again.number != first.number
 
 
-def test_a_long_read_of_text_makes_the_next_read_a_burst() -> None:
-    """1 KiB or more of text in one read is no typing: the read right after it is a burst even
-    with no word in it (a paste's last line break), one read later is keys again."""
+def test_a_long_read_of_text_is_a_burst_and_so_is_the_next_read() -> None:
+    """1 KiB or more of text in one read is no typing: it is a burst, and the read right after
+    it is the same burst even with no word in it (a paste's last line break); one read later is
+    keys again, and so is a shorter read of text."""
     watch = BurstWatch()
-    assert watch.burst_of("x" * LONG_READ, LONG_READ, 0.0, in_paste=False) is None
+    first = watch.burst_of("x" * LONG_READ, LONG_READ, 0.0, in_paste=False)
     after = watch.burst_of("\r", 1, BURST_GAP_S / 2, in_paste=False)
-    assert after is not None and after.text == "\r"
-    assert watch.burst_of("x" * LONG_READ, LONG_READ, 1.0, in_paste=False) is None
+    assert first is not None and after is not None and first.number == after.number
+    assert after.text == "\r"
+    assert watch.burst_of("x" * (LONG_READ - 1), LONG_READ - 1, 1.0, in_paste=False) is None
     assert watch.burst_of("\r", 1, 1.0 + BURST_GAP_S * 2, in_paste=False) is None

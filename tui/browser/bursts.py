@@ -7,13 +7,14 @@ break (or a tab) and a word, read at once, is a paste, or keys typed ahead over 
 
 :class:`BurstWatch` looks at each read of the terminal's input (in the input thread) and
 numbers the reads that may be a paste: text only (no ESC, no control key but line breaks and
-tabs), holding a line break or a tab and a word, read outside a bracketed paste and after no
-unfinished escape sequence. The reads that follow it at once (within :data:`BURST_GAP_S` of
-the end of handling it: the terminal's buffer holds 4 KiB or less, and a long paste waits in
-pieces behind it) are the rest of the same burst, whatever they hold. Each such read reaches
-the app as a :class:`TextBurst` with its text and its keys, and the app, which knows where the
-keyboard is, takes a burst as search text when the search bar has it as the burst's first
-read comes to its turn, and as the keys otherwise (``KeysApp._dispatch``).
+tabs), holding a line break or a tab and a word (or :data:`LONG_READ` bytes of it), read
+outside a bracketed paste and after no unfinished escape sequence. The reads that follow it at
+once (within :data:`BURST_GAP_S` of the end of handling it: the terminal's buffer holds 4 KiB
+or less, and a long paste waits in pieces behind it) are the rest of the same burst, whatever
+they hold. Each such read reaches the app as a :class:`TextBurst` with its text and its keys,
+and the app, which knows where the keyboard is, takes a burst as search text when the search
+bar has it as the burst's first read comes to its turn, and as the keys otherwise
+(``KeysApp._dispatch``).
 """
 
 from __future__ import annotations
@@ -26,7 +27,8 @@ from textual import events
 
 #: The most bytes the driver reads at once.
 READ_SIZE = 4096
-#: Bytes of text in one read that no typist sends: the read that follows it at once is a burst.
+#: Bytes of text in one read that no typist sends: a burst, line break or not (a long line
+#: pasted: keys one by one into the search bar took seconds).
 LONG_READ = 1024
 #: Seconds within which a read that follows a burst (from the end of handling it) is the rest of
 #: it: the pieces of a paste wait behind each other, while a key typed after a paste comes a
@@ -69,7 +71,7 @@ class BurstWatch:
 
     def __init__(self) -> None:
         self._count = 0  # bursts numbered so far
-        self._chain: int | None = None  # the burst the next read may continue; 0: long text
+        self._chain: int | None = None  # the burst the next read may continue
         self._done = 0.0  # monotonic time the last read was handled
         self._open = False  # the last read ended in an unfinished escape sequence
         self._broke = False  # the last read of the burst ended with a line break or a tab
@@ -82,15 +84,15 @@ class BurstWatch:
             return None  # the first bytes of a character split over reads: nothing yet
         text_only = not (in_paste or self._open or _KEY_RE.search(text))
         follows = text_only and self._chain is not None and now - self._done <= BURST_GAP_S
-        if follows and self._chain:
+        if follows:
             number = self._chain
-        elif follows or (text_only and _BREAK_RE.search(text) and _WORD_RE.search(text)):
+        elif text_only and (size >= LONG_READ or (
+                _BREAK_RE.search(text) and _WORD_RE.search(text))):
             self._count += 1
             number, self._broke = self._count, False
         else:
             number = None
-        long = text_only and size >= LONG_READ
-        self._chain = number if number is not None else (0 if long else None)
+        self._chain = number
         self._done = now
         self._open = _OPEN_SEQUENCE_RE.search(text[-64:]) is not None
         if number is None:
