@@ -96,6 +96,14 @@ async def test_a_writes_a_note_esc_cancels_and_u_undoes(tmp_path: Path) -> None:
 async def test_hash_adds_tags_shown_in_a_column_and_found_with_tag_filter(tmp_path: Path) -> None:
     app = shipped_app(tmp_path)[0]
     notes = record_notifications(app)
+    severities: list[str] = []
+    notify = app.notify
+
+    def recording(message: str, **kwargs) -> None:
+        severities.append(kwargs.get("severity", "information"))
+        notify(message, **kwargs)
+
+    app.notify = recording  # type: ignore[method-assign]
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         await pilot.press("number_sign")
@@ -103,6 +111,7 @@ async def test_hash_adds_tags_shown_in_a_column_and_found_with_tag_filter(tmp_pa
         await pilot.press("enter")
         await settle(pilot)
         assert notes == ["'%%%' is not a tag: use letters, digits and - _ . + /"]
+        assert severities == ["warning"]  # the reader's input refused, no failure of papertray
         assert [c.key.value for c in app.table.columns.values()] == ["mark", "name", "headline"]
         await pilot.press("number_sign")
         await type_text(pilot, "MoE #rl")

@@ -160,8 +160,8 @@ class ReaderTools:
             try:
                 for word in text.split():
                     tag_name(word.removeprefix("-"))
-            except LibraryError as exc:  # said now, not as a failed write later
-                self.notify(one_line(str(exc)), severity="error", markup=False)
+            except LibraryError as exc:  # said now, not as a failed write later; a warning:
+                self.notify(one_line(str(exc)), severity="warning", markup=False)  # input
                 return
             self._queue(MarkOp("tag", (paper.id,), text))
 
