@@ -17,7 +17,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from db.models import LibraryError
-from db.text import clean, join_tokens, tag_name, tokens
+from db.search.terms import Term
+from db.text import clean, tag_name, tokens
 
 #: A phrase, a filter whose value is in quotes (``in:"ICML 2025"``, ``au:"andrea vedaldi"``: one
 #: value, as a phrase is one term), or a word.
@@ -32,63 +33,6 @@ STATUS_FILTERS = {"new": "new", "to-read": "to-read", "toread": "to-read", "unre
                   "read": "read"}
 MAX_QUERY_CHARS = 2000  # longer input is cut: no one types more, and FTS5 cost grows with it
 MAX_TERMS = 32
-
-
-@dataclass(slots=True)
-class Term:
-    """One search term: the index tokens of a word or phrase (a phrase when more than one)."""
-
-    tokens: tuple[str, ...]
-    prefix: bool = False
-    negated: bool = False
-    or_group: int = 0  # terms joined by OR share a group number; 0 = not in a group
-    # other spellings of a one-token term (typo corrections, irregular plurals: db.search.rewrite)
-    variants: tuple[str, ...] = ()
-    # whole words a prefix's last token stands for (db.search.rewrite)
-    completions: tuple[str, ...] = ()
-    # the same words written otherwise, as space-separated tokens: "multi task" for "multitask"
-    # and the other way round (db.search.rewrite.alternatives)
-    alternatives: tuple[str, ...] = ()
-
-    def fts(self) -> str:
-        if self.alternatives:
-            star = "*" if self.prefix else ""
-            return ("(" + self._fts() + "".join(f' OR "{a}"{star}' for a in self.alternatives)
-                    + ")")
-        return self._fts()
-
-    def _fts(self) -> str:
-        # (a prefix's variants are whole words: irregular plurals, db.search.rewrite)
-        if self.variants:
-            star = "*" if self.prefix else ""
-            return ("(" + f'"{self.tokens[0]}"{star} OR '
-                    + " OR ".join(f'"{t}"' for t in (*self.tokens[1:], *self.variants)) + ")")
-        if self.completions:
-            # the index holds Porter stems: "diffusi"* finds no "diffus" (diffusion), the word
-            # "diffusion" does; in a phrase ("multi objectiv"*) the same holds for its last word
-            lead = "".join(t + " " for t in self.tokens[:-1])
-            return ("(" + f'"{lead}{self.tokens[-1]}"*'
-                    + "".join(f' OR "{lead}{t}"' for t in self.completions) + ")")
-        return '"' + " ".join(self.tokens) + '"' + ("*" if self.prefix else "")
-
-    def text(self, spelt: dict[str, str] | None = None) -> str:
-        """The term in the query language; ``spelt`` gives index words as the abstracts spell
-        them (:attr:`Query.spelt`)."""
-        spelt = spelt or {}
-
-        def words(keys) -> list[str]:
-            return [spelt.get(k, k) for k in keys]
-
-        if self.variants:  # (an excluded word's variants are excluded too: "-a -b")
-            first, *rest = words((*self.tokens, *self.variants))
-            spellings = (first + ("*" if self.prefix else ""), *rest)
-            return " ".join("-" + w for w in spellings) if self.negated else " OR ".join(spellings)
-        star = "*" if self.prefix else ""
-        spellings = [join_tokens(words(self.tokens)),
-                     *(" ".join(words(a.split(" "))) for a in self.alternatives)]
-        quoted = [f'"{b}"{star}' if " " in b else b + star for b in spellings]
-        # the query language has no parentheses: excluding any spelling is excluding each one
-        return " ".join("-" + b for b in quoted) if self.negated else " OR ".join(quoted)
 
 
 @dataclass(slots=True)
