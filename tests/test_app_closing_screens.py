@@ -9,10 +9,9 @@ from pathlib import Path
 
 import pytest
 from textual import events
-from textual.command import CommandList
 from textual.widget import Widget
 
-from tests.tui_support import settle, shipped_app, type_text, wait_for
+from tests.tui_support import palette_commands, settle, shipped_app, wait_for
 from tui.browser.app import PapertrayApp
 from tui.browser.commands import TriagePalette
 from tui.browser.editors import TextPrompt
@@ -66,12 +65,9 @@ async def test_clicks_on_a_palette_command_run_it_once(tmp_path: Path, times: in
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         first = app.table.current_id
-        await pilot.press("ctrl+p")
-        await type_text(pilot, "mark the paper to-read")
-        await wait_for(pilot, lambda: app.screen.query_one(CommandList).option_count > 0,
-                       "palette hits")
+        commands = await palette_commands(pilot, "mark the paper to-read")
         await settle(pilot)
-        clicks_in_one_read(app, *inside(app.screen.query_one(CommandList), 4, 1), times)
+        clicks_in_one_read(app, *inside(commands, 4, 1), times)
         await wait_for(pilot, lambda: app.screen is app.main_screen, "the palette to close")
         await settle(pilot)
         assert app.header.counts["to-read"] == 1  # marked once: the next paper is still new

@@ -12,6 +12,7 @@ from tests.tui_support import (
     app_on,
     burst,
     copy_files,
+    palette_commands,
     settle,
     shipped_app,
     shipped_copy,
@@ -55,10 +56,7 @@ async def test_command_palette_runs_triage_commands(tmp_path: Path) -> None:
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         first = app.table.current_id
-        await pilot.press("ctrl+p")
-        await type_text(pilot, "mark the paper to-read")
-        await wait_for(pilot, lambda: app.screen.query_one(CommandList).option_count > 0,
-                       "palette hits")
+        await palette_commands(pilot, "mark the paper to-read")
         await pilot.press("enter")
         await settle(pilot)
         assert app.table.hit(first).status == "to-read"
@@ -74,10 +72,7 @@ async def test_keys_typed_after_enter_in_the_palette_act_after_its_command(
         async with app.run_test(size=(100, 30)) as pilot:
             await settle(pilot)
             first, second = app.table.paper_ids[:2]
-            await pilot.press("ctrl+p")
-            await type_text(pilot, "mark the paper to-read")
-            await wait_for(pilot, lambda app=app: app.screen.query_one(
-                CommandList).option_count > 0, "palette hits")
+            await palette_commands(pilot, "mark the paper to-read")
             burst(app, keys)
             if "ctrl+q" in keys:
                 await wait_for(pilot, lambda app=app: not app.is_running, "the app to exit")
@@ -132,9 +127,7 @@ async def test_a_page_key_read_with_ctrl_p_leaves_the_palette_working(tmp_path: 
             await pilot.press("escape")
             await wait_for(pilot, lambda: len(app.screen_stack) == 1, "the palette to close")
         first = app.table.current_id
-        await pilot.press("ctrl+p")
-        await type_text(pilot, "mark the paper to-read")
-        await wait_for(pilot, lambda: isinstance(app.screen, TriagePalette)
-                       and app.screen.query_one(CommandList).option_count == 1, "one hit")
+        commands = await palette_commands(pilot, "mark the paper to-read")
+        await wait_for(pilot, lambda: commands.option_count == 1, "one hit")
         await pilot.press("enter")
         await wait_for(pilot, lambda: app.table.hit(first).status == "to-read", "the mark")

@@ -64,26 +64,27 @@ def _browse(terminal: Terminal) -> dict[str, str]:
     screens["search"] = terminal.wait_for("/ model", "1/22")
     terminal.keys("Escape", "j", "k", "t")
     screens["marked"] = terminal.wait_for("> to-read 1")
-    terminal.keys("?")
-    screens["help"] = terminal.wait_for("papertray keys")
-    terminal.keys("Escape")
-    terminal.wait_for("t to-read", absent=("papertray keys",))
-    terminal.keys("C-p")
-    screens["palette"] = terminal.wait_for("Search for commands...")
-    terminal.keys("Down")
-    terminal.keys("Escape")
-    terminal.wait_for("t to-read", absent=("Search for commands...",))
-    terminal.keys("a")
-    terminal.wait_for("Note on")
-    terminal.keys("a draft", literal=True)
-    screens["note"] = terminal.wait_for("a draft")
-    terminal.keys("Escape")
-    terminal.wait_for("t to-read", absent=("Note on",))
+    screens["help"] = _visit(terminal, "?", "papertray keys")
+    screens["palette"] = _visit(terminal, "C-p", "Search for commands...", "Down")
+    screens["note"] = _visit(terminal, "a", "Note on", "a draft")
     terminal.keys("c")
     screens["notification"] = terminal.wait_for("sent the BibTeX entry")
     terminal.keys("q")
     terminal.wait_for("[papertray exited 0]")
     return screens
+
+
+def _visit(terminal: Terminal, key: str, shows: str, then: str = "") -> str:
+    """Open a screen with ``key``, wait for ``shows``, type ``then`` (a key name, or text when
+    it has a space) and its screen; close it with Escape. Returns the screen open."""
+    terminal.keys(key)
+    screen = terminal.wait_for(shows)
+    if then:
+        terminal.keys(then, literal=" " in then)
+        screen = terminal.wait_for(then) if " " in then else terminal.wait_for(shows)
+    terminal.keys("Escape")
+    terminal.wait_for("t to-read", absent=(shows,))
+    return screen
 
 
 def _row(screen: str, name: str) -> str:

@@ -176,19 +176,3 @@ def test_an_unbracketed_paste_in_tmux_is_only_search_text(tmp_path: Path, pasted
     assert papertray_json(where, "list", "--status", "to-read")["hits"] == []
     assert papertray_json(where, "stats")["status"] == {"new": 35, "to-read": 0, "read": 0}
     assert not (tmp_path / "data" / "exports").exists()
-
-
-def test_keys_typed_ahead_in_tmux_on_the_table_still_mark(tmp_path: Path) -> None:
-    """``/wudi⏎t`` sent in one write while the table has the keyboard (keys typed ahead over
-    a slow link, read at once): it searches, leaves the search bar and marks the paper."""
-    terminal, where = _browser(tmp_path)
-    try:
-        terminal.wait_for("1/35")
-        terminal.keys("/wudi", "Enter", "t")  # one send-keys: one write to the terminal
-        terminal.wait_for("» to-read 1", "WUDI-Merging  » to-read")
-        terminal.keys("q")
-        terminal.wait_for("[papertray exited 0]")
-    finally:
-        terminal.close()
-    hits = papertray_json(where, "list", "--status", "to-read")["hits"]
-    assert [(h["name"], h["status"]) for h in hits] == [("WUDI-Merging", "to-read")]

@@ -26,7 +26,11 @@ pytestmark = pytest.mark.skipif(
     "tmux (.ci/run installs it)")
 
 
-def test_type_mark_quit_and_the_mark_is_on_disk(tmp_path: Path) -> None:
+@pytest.mark.parametrize("writes", ["key by key", "one write"])
+def test_type_mark_quit_and_the_mark_is_on_disk(tmp_path: Path, writes: str) -> None:
+    """``/wudi⏎t`` then ``q``, a key at a time or sent in one write while the table has the
+    keyboard (keys typed ahead over a slow link, read at once: no paste, though text and a
+    line break come together): it searches, leaves the search bar and marks the paper."""
     seeds, data = shipped_copy(tmp_path), tmp_path / "data"
     where = ["--seeds", str(seeds), "--data-dir", str(data)]
     environment = ["env", "-u", "NO_COLOR", "-u", "LC_ALL", "-u", "LC_CTYPE",
@@ -34,11 +38,14 @@ def test_type_mark_quit_and_the_mark_is_on_disk(tmp_path: Path) -> None:
     terminal = Terminal([*environment, *papertray_command(), *where])
     try:
         terminal.wait_for("1/35")
-        terminal.keys("/")
-        terminal.keys("wudi", literal=True)
-        terminal.wait_for("1/1")
-        terminal.keys("Enter")
-        terminal.keys("t")
+        if writes == "one write":
+            terminal.keys("/wudi", "Enter", "t")  # one send-keys: one write to the terminal
+        else:
+            terminal.keys("/")
+            terminal.keys("wudi", literal=True)
+            terminal.wait_for("1/1")
+            terminal.keys("Enter")
+            terminal.keys("t")
         terminal.wait_for("» to-read 1", "WUDI-Merging  » to-read")
         terminal.keys("q")
         terminal.wait_for("[papertray exited 0]")

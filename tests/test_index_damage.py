@@ -112,6 +112,15 @@ def healthy(papertray, data_dir: Path) -> dict:
     return {"ids": [h["id"] for h in hits], "read": hits[2]["id"]}
 
 
+def assert_answers_as_before(papertray, healthy: dict) -> None:
+    """The search gives the hits of the healthy index, quietly, and the mark is still there."""
+    again = papertray("search", *QUERY)
+    assert (again.exit_code, again.stderr) == (0, "")
+    assert [h["id"] for h in again.json()["hits"]] == healthy["ids"]
+    read = papertray("list", "--status", "read", "--json").json()
+    assert [h["id"] for h in read["hits"]] == [healthy["read"]]
+
+
 @pytest.mark.parametrize("name", list(DAMAGE))
 def test_every_damaged_index_is_rebuilt_with_one_line(papertray, data_dir, healthy, name):
     """The real command line (search, stats and sync --force in turn) on a damaged index: exit
@@ -121,11 +130,7 @@ def test_every_damaged_index_is_rebuilt_with_one_line(papertray, data_dir, healt
     first = papertray(*command)
     assert (first.exit_code, len(first.stderr.splitlines())) == (0, 1), first.stderr
     assert REBUILT.fullmatch(first.stderr.strip()), first.stderr
-    again = papertray("search", *QUERY)
-    assert (again.exit_code, again.stderr) == (0, "")
-    assert [h["id"] for h in again.json()["hits"]] == healthy["ids"]
-    read = papertray("list", "--status", "read", "--json").json()
-    assert [h["id"] for h in read["hits"]] == [healthy["read"]]
+    assert_answers_as_before(papertray, healthy)
 
 
 @pytest.mark.parametrize("block", ["the last", "every other"])
@@ -143,11 +148,7 @@ def test_a_plain_sync_rebuilds_an_index_whose_blocks_are_damaged(papertray, data
     assert synced.exit_code == 0, synced.stderr
     assert len(synced.stderr.splitlines()) == 1, synced.stderr
     assert REBUILT.fullmatch(synced.stderr.strip()), synced.stderr
-    again = papertray("search", *QUERY)
-    assert (again.exit_code, again.stderr) == (0, "")
-    assert [h["id"] for h in again.json()["hits"]] == healthy["ids"]
-    read = papertray("list", "--status", "read", "--json").json()
-    assert [h["id"] for h in read["hits"]] == [healthy["read"]]
+    assert_answers_as_before(papertray, healthy)
     assert papertray("sync").stderr == ""  # the new index passes the same check
 
 

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from rich.text import Text
 from textual import events
+from textual.command import CommandList, CommandPalette
 from textual.pilot import Pilot
 from textual.widgets import Static
 
@@ -151,6 +152,17 @@ def burst(app: PapertrayApp, keys: Iterable[str]) -> None:
         character = " " if key == "space" else key if len(key) == 1 else None
         app.post_message(events.Key(key, character))
 
+
+
+async def palette_commands(pilot: Pilot, text: str) -> CommandList:
+    """Open the command palette, type ``text`` into it and wait for the commands it finds;
+    returns the palette's list of them."""
+    app = pilot.app
+    await pilot.press("ctrl+p")
+    await type_text(pilot, text)
+    await wait_for(pilot, lambda: isinstance(app.screen, CommandPalette)
+                   and app.screen.query_one(CommandList).option_count > 0, "palette hits")
+    return app.screen.query_one(CommandList)
 
 
 def record_notifications(app: PapertrayApp) -> list[str]:

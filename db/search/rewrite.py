@@ -45,8 +45,8 @@ def rewrite(conn: sqlite3.Connection, q: Query, vocabulary: Callable[[], Vocabul
     q.spelt = surface_forms(conn, (k for k in keys if k not in as_typed))
     if not corrections:
         return []
-    # the word corrected as it was typed (lower case), not its folded key: "нейроные", not
-    # "неироные" (й folded to и), "βασης", not "βασησ"
+    # each misspelt word is named as typed (lower case), found by its folded key: "нейроные"
+    # (key "неироные", й folded to и), "βασης" (key "βασησ")
     typed_as = {}
     for word in _WORD_RE.findall(typed.lower()):
         folded = tokens(word)

@@ -103,7 +103,7 @@ class KeysApp(BrowserBase):
         self._typing_into: tuple[Screen, object] | None = None
         self._clock: tuple[_Need, Timer] | None = None  # a limited need, timed
         self._given_up: _Need | None = None  # a limited need waited out: it holds no key
-        self._burst = (0, False)  # the latest text burst's number, and whether it was pasted
+        self._burst = (0, False)  # (number, pasted) of the newest burst: its later reads follow
 
     @property
     def keys_waiting(self) -> int:
