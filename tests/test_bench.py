@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -51,3 +52,20 @@ def test_the_keystroke_benchmark_types_every_prefix(tmp_path: Path) -> None:
                           str(tmp_path / "data"), "--query", "reinforcement"],
                          capture_output=True, text=True, timeout=120, check=True).stdout
     assert "'reinforcem' " in out and out.strip().endswith("over 13 keystrokes, 60 hits a page")
+
+
+def test_the_relevance_benchmark_scores_both_searches(tmp_path: Path) -> None:
+    out = subprocess.run([sys.executable, str(REPO / "bench" / "relevance.py"), "--sample",
+                          "--json", "--keep", str(tmp_path / "work")],
+                         capture_output=True, text=True, timeout=300, check=True).stdout
+    figures = json.loads(out)
+    assert (figures["papers"], figures["queries"]) == (60, 5)
+    for search in ("papertray", "FTS5 bm25"):
+        assert set(figures[search]) == {"nDCG@10", "Recall@100", "MRR@10"}
+        # each query's first paper has all its topic words: both searches put one first
+        assert figures[search]["MRR@10"] == 1.0
+        assert 0.5 < figures[search]["nDCG@10"] <= 1.0
+    # the OR of the words finds every judged paper; papertray's short queries need all words
+    assert figures["FTS5 bm25"]["Recall@100"] == 1.0
+    assert 0.5 < figures["papertray"]["Recall@100"] <= 1.0
+    assert 0 < figures["p50 ms"] <= figures["p95 ms"]

@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from db.search.highlight import match_spans, snippet, stem
-from db.search.rewrite import Vocabulary
+from db.search.spelling import Vocabulary
 from db.text import tokens
 
 

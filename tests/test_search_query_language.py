@@ -80,10 +80,10 @@ def test_empty_queries_list_everything_in_seed_order(shipped_library, query):
 def test_operators_out_of_place_are_plain_words(shipped_library):
     not_transformer = shipped_library.search("NOT transformer", limit=100)
     assert not_transformer.effective_query == "not transformer"
-    assert set(ids(not_transformer.hits)) == {
-        pid for pid, text in SEED_PAPERS.items()
-        if re.search(r"\bnot\b", text, re.I) and re.search(r"\btransformer\b", text, re.I)}
-    assert [h.name for h in not_transformer.hits] == ["M3DT"]
+    # the word "not", a stop-word beside another word: it neither excludes nor narrows
+    transformer = shipped_library.search("transformer", limit=100)
+    assert set(ids(not_transformer.hits)) == set(ids(transformer.hits)) != set()
+    assert shipped_library.search("not").total == len(_containing(r"\bnot\b")) > 0
     lone_or = shipped_library.search("OR", limit=100)
     assert lone_or.effective_query == "or"
     assert set(ids(lone_or.hits)) == _containing(r"\bor\b")

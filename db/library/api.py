@@ -26,7 +26,7 @@ from db.store.paths import DataPaths, writing
 
 if TYPE_CHECKING:  # imported by the commands that need them (a warm `stats` needs neither)
     from db.marks import transfer as marks_io
-    from db.search.rewrite import Vocabulary
+    from db.search.spelling import Vocabulary
 
 DEFAULT_LIMIT = 200
 EXPORT_PAGE = 5000  # papers per query page while exporting
@@ -206,7 +206,7 @@ class Library:
 
     def _vocab(self) -> Vocabulary:
         if self._vocabulary is None:
-            from db.search.rewrite import Vocabulary
+            from db.search.spelling import Vocabulary
 
             self._vocabulary = Vocabulary.load(self._index())
         return self._vocabulary

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from db.models import LibraryError
+from db.search.stopwords import mark_stop_words
 from db.search.terms import Term
 from db.text import clean, tag_name, tokens
 
@@ -32,7 +33,6 @@ MIN_TYPED_PREFIX = 3
 STATUS_FILTERS = {"new": "new", "to-read": "to-read", "toread": "to-read", "unread": "new",
                   "read": "read"}
 MAX_QUERY_CHARS = 2000  # longer input is cut: no one types more, and FTS5 cost grows with it
-MAX_TERMS = 32
 
 
 @dataclass(slots=True)
@@ -56,7 +56,8 @@ class Query:
 
     @property
     def positive(self) -> list[Term]:
-        return [t for t in self.terms if not t.negated]
+        """The terms a paper is matched and ranked by: not excluded, not stop-words."""
+        return [t for t in self.terms if not t.negated and not t.stop]
 
     @property
     def negative(self) -> list[Term]:
@@ -147,16 +148,14 @@ def parse(text: str, typing: bool = False, status: str | None = None) -> Query:
     text = unicodedata.normalize("NFKC", clean(text or ""))[:MAX_QUERY_CHARS]
     state = _Parser(Query(), list(_PIECE_RE.finditer(text)))
     for i in range(len(state.pieces)):
-        if len(state.query.terms) >= MAX_TERMS:
-            state.query.notices.append(f"only the first {MAX_TERMS} words are used")
-            break
         term = _read_piece(state, i)
         if term is not None:
             _add_term(state, term, i)
-    if state.pending_or and len(state.query.terms) < MAX_TERMS:  # "graph OR": nothing to join
+    if state.pending_or:  # "graph OR": nothing to join
         state.query.terms.append(Term(("or",)))
     if typing:
         _typed_prefix(state, text)
+    mark_stop_words(state.query.terms)
     if status and status != "all":
         state.query.require_status(status)
     return state.query
@@ -243,7 +242,7 @@ def _phrase(piece: re.Match[str]) -> Term | None:
     """The term of a ``"phrase"`` (``-"phrase"`` excludes); None when it has no letters or
     digits."""
     toks = tokens(piece.group(2))
-    return Term(toks, negated=bool(piece.group(1))) if toks else None
+    return Term(toks, negated=bool(piece.group(1)), quoted=True) if toks else None
 
 
 def _add_term(state: _Parser, term: Term, i: int) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sqlite3
 
-from db.search import rerank
+from db.search import anyword, rerank
 from db.search.hits import HIT_COLUMNS
 from db.search.match import MATCHED, Matches
 from db.search.query import Query
@@ -29,9 +29,10 @@ def rank(conn: sqlite3.Connection, q: Query, m: Matches, limit: int,
     if m.noted:
         return (*_general(conn, m, limit, offset), "")
     words = len(q.positive)
-    if words > 1 and m.having_all < rerank.handful(conn):
-        total, rows = _reranked(conn, q, None, m.filters, limit, offset)
-        return total, rows, _partial_notice(q, m.having_all) if total else ""
+    long = words > rerank.TITLE_WORDS
+    if words > 1 and (long or m.having_all < rerank.handful(conn)):
+        total, rows = _partial(conn, q, m.filters, limit, offset, long)
+        return total, rows, _partial_notice(q, m.having_all, long) if total else ""
     if words >= rerank.RERANK_TERMS and m.having_all <= rerank.CANDIDATES:
         # every match is in the one bm25 pass when nothing filtered them and the page reached
         # past them all: re-ranked from it, not from a second pass
@@ -42,30 +43,57 @@ def rank(conn: sqlite3.Connection, q: Query, m: Matches, limit: int,
     return (*_general(conn, m, limit, offset), "")
 
 
-def _partial_notice(q: Query, having_all: int) -> str:
+def _partial_notice(q: Query, having_all: int, long: bool) -> str:
     words = len({t.fts() for t in q.positive})  # as typed: "multi-task" is one, a repeat none
     have = ("no paper has" if not having_all else
-            f"only {having_all} paper{'s have' if having_all > 1 else ' has'}")
+            f"only {having_all} paper{'s have' if having_all > 1 else ' has'}"
+            if having_all < rerank.HANDFUL or not long else f"{having_all:,} papers have")
     return f"{have} all {words} words; showing best partial matches"
 
 
-def _reranked(conn: sqlite3.Connection, q: Query, expression: str | None,
-              filters: tuple[list[str], list], limit: int, offset: int,
-              matches: list[tuple[int, float]] | None = None) -> tuple[int, list]:
-    """One page of :func:`db.search.rerank.ranked` (given ``matches``, see there) after the
-    filters and exclusions: they only ever remove papers from its list."""
-    ranked = rerank.ranked(conn, q, expression, matches)
-    if not ranked:
-        return 0, []
+def _partial(conn: sqlite3.Connection, q: Query, filters: tuple[list[str], list], limit: int,
+             offset: int, long: bool) -> tuple[int, list]:
+    """``(total, rows)``: one page of every paper with any of the words (the filters and
+    exclusions applied), best first. A title-like query's best partial matches come first, as
+    :func:`db.search.rerank.ranked` orders them; then (a long query: all of them) the papers by
+    bm25 over all the words (:mod:`db.search.anyword`), scored below the first ones."""
+    head = [] if long else rerank.ranked(conn, q)[:rerank.PARTIAL_HEAD]
+    total = anyword.count(conn, q, filters)
+    first, shown = _head_rows(conn, head, filters)
+    rows = [(*r[:-1], scores) for r, scores in first[offset:offset + limit]]
+    if offset + limit > len(first):
+        floor = first[-1][1] if first else None
+        rest = anyword.page(conn, q, filters, shown, offset + limit - max(offset, len(first)),
+                            max(0, offset - len(first)))
+        # below the re-ranked ones, in bm25 order: floor - 1/(1 + (-bm25))
+        rows += [r if floor is None else (*r[:-1], floor - 1 / (1 + max(r[-1], 0.0)))
+                 for r in rest]
+    return total, rows
+
+
+def _head_rows(conn: sqlite3.Connection, head: list[tuple[int, float]],
+               filters: tuple[list[str], list]) -> tuple[list[tuple[tuple, float]], list[int]]:
+    """The rows of the re-ranked ``head`` that the filters keep, best first, with their scores;
+    and the rowids of all of ``head`` (listed once: the rest of the list leaves them out)."""
+    if not head:
+        return [], []
     clauses, params = filters
-    scores = dict(ranked)
+    scores = dict(head)
     marks = ",".join("?" * len(scores))
     where = " AND ".join([f"p.rowid IN ({marks})", *clauses])
     rows = conn.execute(f"SELECT {HIT_COLUMNS}, p.rowid {_JOINS} WHERE {where}",
                         [*scores, *params]).fetchall()
     rows.sort(key=lambda r: -scores[r[-1]])
-    page = [(*r[:-1], scores[r[-1]]) for r in rows[offset:offset + limit]]
-    return len(rows), page
+    return [(r, scores[r[-1]]) for r in rows], list(scores)
+
+
+def _reranked(conn: sqlite3.Connection, q: Query, expression: str,
+              filters: tuple[list[str], list], limit: int, offset: int,
+              matches: list[tuple[int, float]] | None = None) -> tuple[int, list]:
+    """One page of :func:`db.search.rerank.ranked` (given ``matches``, see there) after the
+    filters and exclusions: they only ever remove papers from its list."""
+    first, _ = _head_rows(conn, rerank.ranked(conn, q, expression, matches), filters)
+    return len(first), [(*r[:-1], score) for r, score in first[offset:offset + limit]]
 
 
 def _listed(conn: sqlite3.Connection, filters: tuple[list[str], list], limit: int,

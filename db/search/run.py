@@ -22,13 +22,14 @@ from db.search.hits import result
 from db.search.match import match
 from db.search.query import parse
 from db.search.rank import rank
-from db.search.rewrite import Vocabulary, rewrite
+from db.search.rewrite import rewrite
+from db.search.spelling import Vocabulary
 
 
 def run(conn: sqlite3.Connection, text: str, status: str | None, limit: int, offset: int,
         vocabulary: Callable[[], Vocabulary], typing: bool = False) -> SearchResult:
     """Search; see :meth:`db.Library.search`. ``vocabulary()`` returns the index's
-    :class:`~db.search.rewrite.Vocabulary` (loaded once, when a word needs correcting)."""
+    :class:`~db.search.spelling.Vocabulary` (loaded once, when a word needs correcting)."""
     q = parse(text, typing=typing, status=status)
     notices = [*q.notices, *rewrite(conn, q, vocabulary, text)]
     matches = match(conn, q, limit + offset)

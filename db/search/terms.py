@@ -23,6 +23,19 @@ class Term:
     # the same words written otherwise, as space-separated tokens: "multi task" for "multitask"
     # and the other way round (db.search.rewrite.alternatives)
     alternatives: tuple[str, ...] = ()
+    # a stop-word of a query that has other words: neither matched nor ranked
+    # (db.search.stopwords)
+    stop: bool = False
+    quoted: bool = False  # typed in quotes ("exact phrase"), not a word ("multi-task")
+
+    def words(self) -> list[str]:
+        """FTS5 strings of the term's words taken apart, for ranking a long query by each word:
+        a word joined by hyphens ("wing-flutter") is its words; a quoted phrase, or a term with
+        other spellings, is itself."""
+        if (len(self.tokens) > 1 and not self.quoted and not self.prefix and not self.variants
+                and not self.completions and not self.alternatives):
+            return [f'"{t}"' for t in self.tokens]
+        return [self.fts()]
 
     def fts(self) -> str:
         if self.alternatives:

@@ -1,0 +1,122 @@
+"""Search as ranked retrieval: real words no paper has, stop-words, long queries ranked by their
+rare words, partial matches paged past 200, and the commonest words left out of a long query."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+
+from tests.db_support import all_hits, ids
+from tests.search_support import _one_file_library
+
+
+def test_a_real_word_no_paper_has_is_left_out_not_corrected(shipped_library):
+    """"pesticides" was corrected to "peptides", "censor" to "tensor": real words made into
+    other words. A word of the language that no paper has is named and the rest is searched."""
+    found = shipped_library.search("censor diffusion", limit=100)
+    assert found.notice == "no paper has censor (searched without it)"
+    assert found.effective_query == "diffusion"
+    assert ids(found.hits) == ids(shipped_library.search("diffusion", limit=100).hits) != []
+    two = shipped_library.search("pesticides censor diffusion")
+    assert two.notice == "no paper has pesticides or censor (searched without them)"
+
+
+def test_a_real_word_alone_is_corrected_when_nothing_else_would_be_found(shipped_library):
+    found = shipped_library.search("censor")
+    assert (found.notice, found.effective_query) == ("corrected censor → tensor", "tensor")
+    assert found.total > 0
+
+
+def test_an_inflection_of_a_library_word_is_searched_as_typed(shipped_library):
+    """"addressing" is no index word, but FTS5 finds it by its stem ("address")."""
+    found = shipped_library.search("addressing", limit=100)
+    assert (found.notice, found.effective_query) == ("", "addressing")
+    assert ids(found.hits) == ids(shipped_library.search("address", limit=100).hits) != []
+
+
+def test_a_misspelt_word_is_still_corrected(shipped_library):
+    found = shipped_library.search("diffusoin policy")
+    assert found.notice.startswith("corrected diffusoin → diffusion")
+
+
+def test_stop_words_neither_match_nor_rank(shipped_library):
+    question = shipped_library.search("what is known about the alignment of language models",
+                                      limit=100)
+    plain = shipped_library.search("known alignment language models", limit=100)
+    assert ids(question.hits) == ids(plain.hits) != []
+    assert question.effective_query == "what is known about the alignment of language models"
+    # a query of stop-words alone searches them
+    assert shipped_library.search("the", limit=100).total >= 30
+
+
+COMMON = ("method", "results", "model", "data", "performance", "approach", "training",
+          "learning", "shows", "problem", "new")
+
+
+@pytest.fixture(scope="module")
+def question_library(tmp_path_factory):
+    """30 abstracts with most of the question's common words, one with its one rare word."""
+    papers = [" ".join(COMMON[:10]) + f" about topic{i} and more words in abstract {i}."
+              for i in range(30)]
+    papers.append("We study hydrocephalus in a new cohort: the results of the data.")
+    return _one_file_library(tmp_path_factory, "questions",
+                             "Questions\n\n" + "\n\n".join(papers) + "\n")
+
+
+def test_a_long_query_finds_the_paper_of_its_one_rare_word(question_library):
+    query = "what " + " ".join(COMMON) + " is known about hydrocephalus"
+    found = question_library.search(query, limit=10)
+    assert "hydrocephalus" in found.hits[0].headline.lower()
+    assert found.total == 31  # every paper with any of the words
+
+
+@pytest.fixture(scope="module")
+def wide_library(tmp_path_factory):
+    """250 abstracts with "alpha", 20 with "beta", none with both."""
+    papers = [f"Alpha study number {i} of signals." for i in range(250)]
+    papers += [f"Beta result number {i} of noise." for i in range(20)]
+    return _one_file_library(tmp_path_factory, "wide", "Wide\n\n" + "\n\n".join(papers) + "\n")
+
+
+def test_partial_matches_page_past_200(wide_library):
+    """A partial match stopped at 200 hits; now every paper with any word is listed."""
+    first = wide_library.search("alpha beta", limit=100)
+    assert first.total == 270
+    assert "no paper has all 2 words" in first.notice
+    pages = [wide_library.search("alpha beta", limit=100, offset=o).hits for o in (0, 100, 200)]
+    listed = [h.id for page in pages for h in page]
+    assert len(listed) == len(set(listed)) == 270
+    assert ids(all_hits(wide_library, "alpha beta")) == listed
+
+
+def test_a_query_past_32_words_leaves_out_its_commonest(shipped_library):
+    """A query over 32 words kept its first 32: the rare word at its end was dropped."""
+    words = [w for w in ("model models learning data method methods results performance task "
+                         "tasks training large language approach problem show propose based "
+                         "new using paper work demonstrate existing across framework set "
+                         "study different achieve provide approaches analysis").split()]
+    assert len(set(words)) > 32
+    found = shipped_library.search(" ".join(words) + " wudi", limit=100)
+    assert f"only the 32 rarest of {len(set(words)) + 1} words are used" in found.notice
+    assert "wudi" in found.effective_query.split()
+    assert ids(found.hits)[0] in ids(shipped_library.search("wudi").hits)
+
+
+def test_a_long_query_is_ranked_by_bm25_over_its_words(shipped_library):
+    """A question longer than a title was ranked by how many of its words a paper has (and
+    stopped at 200 hits): now it is bm25 over its words, stop-words out, every paper with any
+    of them listed, as plain FTS5 ranks them on the same index."""
+    question = ("which methods improve the sample efficiency of reinforcement learning agents "
+                "in robotic manipulation with sparse rewards")
+    found = shipped_library.search(question, limit=100)
+    words = ["methods", "improve", "sample", "efficiency", "reinforcement", "learning", "agents",
+             "robotic", "manipulation", "sparse", "rewards"]
+    index = shipped_library.seed_paths[0].parent / "data" / "index.sqlite"
+    with sqlite3.connect(index) as conn:
+        expected = [r[0] for r in conn.execute(
+            "SELECT p.id FROM papers_fts JOIN papers p ON p.rowid = papers_fts.rowid "
+            "WHERE papers_fts MATCH ? ORDER BY bm25(papers_fts, 1, 8, 8, 2), p.first_file, "
+            "p.first_pos", (" OR ".join(words),))]
+    assert found.total == len(expected) > 30
+    assert ids(found.hits) == expected
