@@ -181,7 +181,7 @@ async def test_the_cursor_paper_comes_with_the_hits(tmp_path: Path, monkeypatch)
 
 async def test_the_cursor_stays_in_view_when_the_search_status_grows(tmp_path: Path) -> None:
     """A query of more than 32 words at 80 columns: the status beside the query grows ("only
-    the first 32 words are used") and narrows the input; its end, where the cursor is, stays
+    the 32 rarest of 40 words are used") and narrows the input; its end, where the cursor is, stays
     in view (Textual's Input scrolls to its cursor only as the cursor moves)."""
     app, _seeds, _data = shipped_app(tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -192,7 +192,7 @@ async def test_the_cursor_stays_in_view_when_the_search_status_grows(tmp_path: P
         await settle(pilot)
         query = app.search_bar.input
         assert query.value == words
-        await wait_for(pilot, lambda: "32 words" in str(app.search_bar.query_one(
+        await wait_for(pilot, lambda: "32 rarest" in str(app.search_bar.query_one(
             "#search-status", Static).content), "the status about the words used")
         await pilot.pause()
         assert query.scroll_x <= cell_len(words) < query.scroll_x + query.content_size.width

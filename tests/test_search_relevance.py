@@ -90,12 +90,15 @@ def test_partial_matches_page_past_200(wide_library):
     assert ids(all_hits(wide_library, "alpha beta")) == listed
 
 
+COMMON_WORDS = ("model models learning data method methods results performance task tasks "
+                "training large language approach problem show propose based new using paper "
+                "work demonstrate existing across framework set study different achieve "
+                "provide approaches analysis")
+
+
 def test_a_query_past_32_words_leaves_out_its_commonest(shipped_library):
     """A query over 32 words kept its first 32: the rare word at its end was dropped."""
-    words = [w for w in ("model models learning data method methods results performance task "
-                         "tasks training large language approach problem show propose based "
-                         "new using paper work demonstrate existing across framework set "
-                         "study different achieve provide approaches analysis").split()]
+    words = COMMON_WORDS.split()
     assert len(set(words)) > 32
     found = shipped_library.search(" ".join(words) + " wudi", limit=100)
     assert f"only the 32 rarest of {len(set(words)) + 1} words are used" in found.notice
