@@ -41,7 +41,7 @@ SMALL_LIBRARY = 1000  # papers; in a smaller library a handful is most of what a
 RERANK_TERMS = 3  # from 3 words on, word order says something bm25 does not see
 #: Words (stop-words aside) of the longest query ranked as a title typed from memory; a longer
 #: one is a question or a description, ranked by bm25 over all its words (db.search.anyword)
-TITLE_WORDS = 8
+TITLE_WORDS = 12
 PARTIAL_HEAD = 60  # the best partial matches re-ranked: a first page of the browser (60 hits)
 CANDIDATES = 200  # papers re-ranked; the known item is among the first 200 by rare words
 # papers with all the words whose order is re-ranked, the best by bm25: the known item is as
