@@ -40,6 +40,7 @@ import baseline  # noqa: E402
 import corpus  # noqa: E402
 
 from db import Library  # noqa: E402
+from db.search.stopwords import STOP_WORDS  # noqa: E402
 from db.seeds.read import parse_file  # noqa: E402
 from db.text import paper_id  # noqa: E402
 
@@ -66,11 +67,12 @@ def load_corpus(path: Path) -> list[tuple[str, str]]:
 
 
 def synthetic_corpus(n: int, seed: int) -> list[tuple[str, str]]:
-    """``n`` synthetic abstracts (bench/corpus.py), each titled by 6-10 of its own words."""
+    """``n`` synthetic abstracts (bench/corpus.py), each titled by 6-10 of its own words in a
+    row, stop-words left out (a title's words carry its topic)."""
     rng = random.Random(seed)
     out = []
     for _, abstract in corpus.synthetic_abstracts(n, seed):
-        words = _WORD_RE.findall(abstract)[1:]
+        words = [w for w in _WORD_RE.findall(abstract)[1:] if w.lower() not in STOP_WORDS]
         k = rng.randint(6, 10)
         start = rng.randrange(max(1, len(words) - k))
         out.append((" ".join(words[start:start + k]), abstract))

@@ -111,10 +111,12 @@ def test_a_long_query_is_ranked_by_bm25_over_its_words(shipped_library):
     stopped at 200 hits): now it is bm25 over its words, stop-words out, every paper with any
     of them listed, as plain FTS5 ranks them on the same index."""
     question = ("which methods improve the sample efficiency of reinforcement learning agents "
-                "in robotic manipulation with sparse rewards")
+                "in robotic manipulation with sparse rewards and long horizons under noisy "
+                "observations")
     found = shipped_library.search(question, limit=100)
     words = ["methods", "improve", "sample", "efficiency", "reinforcement", "learning", "agents",
-             "robotic", "manipulation", "sparse", "rewards"]
+             "robotic", "manipulation", "sparse", "rewards", "long", "horizons", "noisy",
+             "observations"]
     index = shipped_library.seed_paths[0].parent / "data" / "index.sqlite"
     with sqlite3.connect(index) as conn:
         expected = [r[0] for r in conn.execute(
