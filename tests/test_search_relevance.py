@@ -35,6 +35,14 @@ def test_an_inflection_of_a_library_word_is_searched_as_typed(shipped_library):
     assert ids(found.hits) == ids(shipped_library.search("address", limit=100).hits) != []
 
 
+def test_a_whole_word_being_typed_is_not_corrected(shipped_library):
+    """Typed into the browser, "evaluated" (a prefix while typing) was "corrected" to
+    "evaluate"."""
+    found = shipped_library.search("how is it evaluated", typing=True)
+    assert (found.notice, found.effective_query) == ("", "how is it evaluated*")
+    assert found.total > 0
+
+
 def test_a_misspelt_word_is_still_corrected(shipped_library):
     found = shipped_library.search("diffusoin policy")
     assert found.notice.startswith("corrected diffusoin → diffusion")

@@ -44,10 +44,11 @@ def correct(conn: sqlite3.Connection, q: Query, vocabulary
     unknown = [(term, i, tok) for term in q.positive for i, tok in enumerate(term.tokens)
                if not known(conn, tok, term.prefix and i == len(term.tokens) - 1)
                and not in_a_note(conn, tok)]
-    real = [(term, i, tok) for term, i, tok in unknown
-            if not term.prefix and is_english_word(tok) and not _umlaut(conn, tok)]
-    unknown = [u for u in unknown if u not in real or not _stem_found(conn, u[2])]
-    real = [u for u in real if u in unknown]
+    english = [(term, i, tok) for term, i, tok in unknown
+               if is_english_word(tok) and not _umlaut(conn, tok)]
+    # (a word being typed that is a whole word, "evaluated", is found by its stem as well)
+    unknown = [u for u in unknown if u not in english or not _stem_found(conn, u[2])]
+    real = [u for u in english if u in unknown and not u[0].prefix]
     alone = {id(t) for t, _, _ in real if len(t.tokens) == 1}
     absent = []
     if any(id(t) not in alone for t in q.positive):  # something else to search
