@@ -45,9 +45,12 @@ def rank(conn: sqlite3.Connection, q: Query, m: Matches, limit: int,
 
 def _partial_notice(q: Query, having_all: int, long: bool) -> str:
     words = len({t.fts() for t in q.positive})  # as typed: "multi-task" is one, a repeat none
-    have = ("no paper has" if not having_all else
-            f"only {having_all} paper{'s have' if having_all > 1 else ' has'}"
-            if having_all < rerank.HANDFUL or not long else f"{having_all:,} papers have")
+    if not having_all:
+        have = "no paper has"
+    elif having_all < rerank.HANDFUL or not long:
+        have = f"only {having_all} paper{'s have' if having_all > 1 else ' has'}"
+    else:  # a long query lists partial matches however many papers have every word
+        have = f"{having_all:,} papers have"
     return f"{have} all {words} words; showing best partial matches"
 
 
@@ -60,7 +63,7 @@ def _partial(conn: sqlite3.Connection, q: Query, filters: tuple[list[str], list]
     head = [] if long else rerank.ranked(conn, q)[:rerank.PARTIAL_HEAD]
     total = anyword.count(conn, q, filters)
     first, shown = _head_rows(conn, head, filters)
-    rows = [(*r[:-1], scores) for r, scores in first[offset:offset + limit]]
+    rows = [(*r[:-1], score) for r, score in first[offset:offset + limit]]
     if offset + limit > len(first):
         floor = first[-1][1] if first else None
         rest = anyword.page(conn, q, filters, shown, offset + limit - max(offset, len(first)),
