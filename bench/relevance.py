@@ -156,7 +156,8 @@ _TOPICS = [
     ["wing", "lift", "slipstream", "propeller", "span"],
     ["buckling", "cylinder", "shell", "stress", "load"],
 ]
-_FILLER = "the of a in and is for on with by this an are results study method".split()
+_FILLER = ["the", "of", "a", "in", "and", "is", "for", "on", "with", "by", "this", "an", "are",
+           "results", "study", "method"]
 
 
 def write_sample(folder: Path, seed: int = 7, per_topic: int = 12) -> Path:

@@ -243,7 +243,7 @@ def _phrase(piece: re.Match[str]) -> Term | None:
     """The term of a ``"phrase"`` (``-"phrase"`` excludes); None when it has no letters or
     digits."""
     toks = tokens(piece.group(2))
-    return Term(toks, negated=bool(piece.group(1))) if toks else None
+    return Term(toks, negated=bool(piece.group(1)), quoted=True) if toks else None
 
 
 def _add_term(state: _Parser, term: Term, i: int) -> None:

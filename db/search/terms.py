@@ -23,6 +23,8 @@ class Term:
     # the same words written otherwise, as space-separated tokens: "multi task" for "multitask"
     # and the other way round (db.search.rewrite.alternatives)
     alternatives: tuple[str, ...] = ()
+    # typed in quotes: searched as written, no acronym expanded (db.search.acronyms)
+    quoted: bool = False
 
     def fts(self) -> str:
         if self.alternatives:
