@@ -27,8 +27,16 @@ from db import Library  # noqa: E402
 
 
 def found(lib: Library, query: str) -> set[str]:
-    """The ids of every paper ``query`` finds."""
-    return {h.id for h in lib.search(query, limit=1_000_000).hits}
+    """The ids of every paper ``query`` finds (pages of 10,000, the most a search gives)."""
+    ids: set[str] = set()
+    while True:
+        page = lib.search(query, limit=PAGE, offset=len(ids)).hits
+        ids.update(h.id for h in page)
+        if len(page) < PAGE:
+            return ids
+
+
+PAGE = 10_000
 
 
 def latency(lib: Library, queries: list[str], repeat: int = 5) -> list[float]:

@@ -78,6 +78,7 @@ class Writer:
             conn.execute("DROP TRIGGER papers_ai")  # (indexed by one statement per file)
             _fts_config(conn, "hashsize", BULK_FTS_HASH_BYTES)
         self.stored = {r[0]: r[1] for r in conn.execute("SELECT path, sha256 FROM files")}
+        acronyms.track(conn)
         self.affected: set[str] = set()
         self.new_entries: dict[str, Entry] = {}
         self.prepared: dict[str, tuple] = {}  # id -> the row of new_entries[id]
@@ -145,7 +146,9 @@ class Writer:
                 self.prepared[i] + self.first[i][:2]
                 + (collection_of(self.new_entries[i], self.first[i][2]),) for i in new])
             _index_new_rows(conn, last)
-            acronyms.mine_new(conn, last)
+            # (rowids follow the inserts: max + 1 each)
+            acronyms.mine_new(conn, last, [(self.prepared[i][2], self.prepared[i][5])
+                                           for i in new])
             self.streamed.update((i, self.new_entries[i]) for i in new)
 
     def finish(self, removed: list[str]) -> Changes:
@@ -327,7 +330,7 @@ def _insert_papers(conn: sqlite3.Connection, rows: list[tuple]) -> None:
         conn.executemany(_INSERT_PAPER, rows)
         conn.execute(PAPERS_AI_TRIGGER)
         _index_new_rows(conn, last)
-    acronyms.mine_new(conn, last)
+    acronyms.mine_new(conn, last, [(r[2], r[5]) for r in rows])  # (PAPER_COLUMNS' order)
 
 
 #: FTS5's buffer of new terms (its ``hashsize``), default and during a first build: each time

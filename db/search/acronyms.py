@@ -178,7 +178,10 @@ def _in_capitals(conn: sqlite3.Connection, shorts: set[str]) -> dict[str, str]:
     :data:`MIN_CAPITALS` capital letters at least, as they write them
     (:func:`db.search.surface.surface_forms`; a short form written only as a plural, "LLMs",
     by its plural's spelling)."""
-    spelt = surface_forms(conn, [k for s in shorts for k in (s, s + "s")])
+    spelt = surface_forms(conn, shorts)
+    missing = [s + "s" for s in shorts if s not in spelt]
+    if missing:
+        spelt.update(surface_forms(conn, missing))
     out = {}
     for s in shorts:
         written = spelt.get(s) or spelt.get(s + "s", "")
