@@ -21,7 +21,8 @@ class Term:
     # whole words a prefix's last token stands for (db.search.rewrite)
     completions: tuple[str, ...] = ()
     # the same words written otherwise, as space-separated tokens: "multi task" for "multitask"
-    # and the other way round (db.search.rewrite.alternatives)
+    # and the other way round (db.search.rewrite.alternatives); a short form's long forms, and a
+    # long form's words' short form (db.search.acronyms)
     alternatives: tuple[str, ...] = ()
     # typed in quotes: searched as written, no acronym expanded (db.search.acronyms)
     quoted: bool = False
