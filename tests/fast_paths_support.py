@@ -24,6 +24,11 @@ def _index(data: Path) -> dict[str, list[tuple]]:
             "vocab": conn.execute("SELECT term, df FROM vocab ORDER BY term").fetchall(),
             "multi_sources": conn.execute("SELECT paper_id FROM multi_sources "
                                           "ORDER BY paper_id").fetchall(),
+            # each definition with its paper (by id: a rowid is the order of the inserts)
+            "paper_acronyms": conn.execute(
+                "SELECT p.id, a.short, a.long, a.shown FROM paper_acronyms a LEFT JOIN papers p "
+                "ON p.rowid = a.paper ORDER BY 1, 2, 3").fetchall(),
+            "acronyms": conn.execute("SELECT * FROM acronyms ORDER BY short, singular").fetchall(),
         }
     finally:
         conn.close()

@@ -92,7 +92,8 @@ def test_search_words_are_joined_and_options_work(run_cli):
 
 
 def test_search_text_output_and_notice(run_cli):
-    out = run_cli("search", "reinforcment", "lerning", "--limit", "2")
+    # (quoted: the words alone, not also their acronym RL, which the seeds define)
+    out = run_cli("search", '"reinforcment"', '"lerning"', "--limit", "2")
     assert out.exit_code == 0
     lines = out.stdout.splitlines()
     assert [line[:8] for line in lines] == ["88f8a6f8", "eb8c16cf"]

@@ -42,7 +42,7 @@ def test_bulk_load_indexes_every_paper_and_keeps_the_trigger(seeds_copy, tmp_pat
     triggers = [r[0] for r in conn.execute(
         "SELECT name FROM sqlite_master WHERE type='trigger' ORDER BY name")]
     conn.close()
-    assert triggers == ["papers_ad", "papers_ai", "papers_au"]
+    assert triggers == ["papers_acronyms_ad", "papers_ad", "papers_ai", "papers_au"]
 
 
 def test_a_first_build_leaves_no_free_pages(tmp_path, monkeypatch):
@@ -110,8 +110,8 @@ def test_a_bulk_first_build_of_odd_and_structured_seeds_equals_the_plain_one(
     conn.close()
     assert len(bulk["papers"]) > 35  # the odd and structured seeds were loaded too
     assert _secondary_indexes(tmp_path / "bulk") == [
-        "papers_collection", "papers_fts_data_ids", "papers_id", "papers_seed_order",
-        "sources_paper"]
+        "acronyms_singular", "paper_acronyms_short", "papers_collection", "papers_fts_data_ids",
+        "papers_id", "papers_seed_order", "sources_paper"]
 
 
 def test_the_unique_paper_index_is_back_after_a_bulk_build(tmp_path, monkeypatch):

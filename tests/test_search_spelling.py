@@ -12,13 +12,21 @@ from tests.search_support import _containing, _one_file_library
 
 
 def test_misspelt_words_are_corrected_and_said(shipped_library):
-    result = shipped_library.search("reinforcment lerning", limit=100)
+    # quoted, each word is corrected and searched as it is (no acronym expanded)
+    result = shipped_library.search('"reinforcment" "lerning"', limit=100)
     assert result.effective_query == "reinforcement learning"
     assert result.notice == "corrected reinforcment → reinforcement, lerning → learning"
     assert set(ids(result.hits)) == _containing("reinforcement learning")
     assert [h.name for h in result.hits if h.name] == [
         "LMRL-Gym", "MENTOR", "Craftium", "C-3PO", "M3DT", "BATI", "SDQC"]
     assert result.total == 8
+    # as words, the corrected words are a long form the seeds define: its short form RL too
+    # (every paper of the seeds that writes RL writes reinforcement learning as well)
+    result = shipped_library.search("reinforcment lerning", limit=100)
+    assert result.effective_query == "reinforcement OR RL learning OR RL"
+    assert result.notice == ("corrected reinforcment → reinforcement, lerning → learning; "
+                             "also searching RL for reinforcement learning")
+    assert set(ids(result.hits)) == _containing("reinforcement learning")
 
 
 @pytest.mark.parametrize(("joined", "hyphenated"), [

@@ -25,7 +25,7 @@ from pathlib import Path
 #: The tables whose row counts a sync records in ``tally`` and an opening compares: every
 #: table of the index (10,000 abstracts: ~0.5 ms for all, ``sources`` the largest part).
 TALLIED = ("files", "papers", "sources", "multi_sources", "vocab", "papers_fts_data",
-           "papers_fts_idx", "papers_fts_docsize")
+           "papers_fts_idx", "papers_fts_docsize", "paper_acronyms", "acronyms")
 #: The FTS5 file format this SQLite writes (``papers_fts_config`` key ``version``).
 FTS5_FORMAT = 4
 

@@ -14,12 +14,13 @@ import sqlite3
 from pathlib import Path
 
 from db.index import health
+from db.index.acronyms import ACRONYMS_DDL
 from db.store.files import looks_like_sqlite, set_aside
 from db.store.sqlite import connect, use_wal
 
 #: The format of the index; bump it when its tables change or what they hold: an index of
 #: another format is emptied and built again from the seeds (:func:`open_index`).
-INDEX_VERSION = 12
+INDEX_VERSION = 13
 #: Bytes per page of the index. An abstract row is ~1.3 kB: 4 kB pages left a fifth of each
 #: ``papers`` page empty (10,000 abstracts: 3.1 of 16.5 MiB, dbstat), 16 kB pages a twentieth.
 INDEX_PAGE_SIZE = 16384
@@ -110,6 +111,7 @@ ON papers BEGIN
     INSERT INTO papers_fts(rowid, body, name, title, authors)
     VALUES (new.rowid, coalesce(new.body, new.abstract), new.name, new.title, new.authors);
 END;
+{ACRONYMS_DDL};
 {health.TALLY_DDL};
 """
 

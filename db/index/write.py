@@ -9,7 +9,7 @@ import sqlite3
 from collections import Counter
 from typing import NamedTuple
 
-from db.index import health
+from db.index import acronyms, health
 from db.index.plan import Planned
 from db.index.rows import (
     PAPER_COLUMNS,
@@ -78,6 +78,7 @@ class Writer:
             conn.execute("DROP TRIGGER papers_ai")  # (indexed by one statement per file)
             _fts_config(conn, "hashsize", BULK_FTS_HASH_BYTES)
         self.stored = {r[0]: r[1] for r in conn.execute("SELECT path, sha256 FROM files")}
+        acronyms.track(conn)
         self.affected: set[str] = set()
         self.new_entries: dict[str, Entry] = {}
         self.prepared: dict[str, tuple] = {}  # id -> the row of new_entries[id]
@@ -145,6 +146,9 @@ class Writer:
                 self.prepared[i] + self.first[i][:2]
                 + (collection_of(self.new_entries[i], self.first[i][2]),) for i in new])
             _index_new_rows(conn, last)
+            # (rowids follow the inserts: max + 1 each)
+            acronyms.mine_new(conn, last, [(self.prepared[i][2], self.prepared[i][5])
+                                           for i in new])
             self.streamed.update((i, self.new_entries[i]) for i in new)
 
     def finish(self, removed: list[str]) -> Changes:
@@ -176,6 +180,7 @@ class Writer:
                 conn.execute(sql)
         if self.affected:
             _mark_multi_sources(conn, None if self.bulk else self.affected)
+            acronyms.aggregate(conn)
         health.record(conn)
         return Changes(added_ids, sorted(self.left))
 
@@ -261,6 +266,9 @@ def _apply_papers(conn: sqlite3.Connection, affected: set[str], new_entries: dic
             vocab.update(entry_terms(e))
     report.changed += _update_papers(conn, kept)
     _update_papers(conn, redo)  # (added by this sync: not counted as changed)
+    # the papers whose acronyms' definitions may have changed
+    acronyms.mine_again(conn, [e.id for e in (*kept, *redo) if e.id not in before or (
+        before[e.id].title, before[e.id].abstract_markup) != (e.title, e.abstract_markup)])
     # where each paper that was there before now stands first (seed order) and which collection
     # that is; new papers were inserted with it (a row that grows after its insert splits pages:
     # 10k abstracts took 17 MiB instead of 13)
@@ -305,21 +313,24 @@ _INSERT_PAPER = (f"INSERT INTO papers({', '.join(PAPER_COLUMNS)}, first_file, fi
 
 
 def _insert_papers(conn: sqlite3.Connection, rows: list[tuple]) -> None:
-    """Insert new papers and index them.
+    """Insert new papers, index them and mine their acronyms (:mod:`db.index.acronyms`).
 
     The per-row FTS trigger costs twice the insert itself (10,000 abstracts: 0.9 s against
     0.4 s for the same rows and one ``INSERT INTO papers_fts ... SELECT``), so many new rows go
     in with the trigger dropped (inside this transaction: no other connection ever sees the
     index without it) and are indexed by one statement. New rowids are all above the old maximum.
     """
-    if len(rows) < BULK_MIN_ROWS:
-        conn.executemany(_INSERT_PAPER, rows)
+    if not rows:
         return
     last = conn.execute("SELECT coalesce(max(rowid), 0) FROM papers").fetchone()[0]
-    conn.execute("DROP TRIGGER IF EXISTS papers_ai")
-    conn.executemany(_INSERT_PAPER, rows)
-    conn.execute(PAPERS_AI_TRIGGER)
-    _index_new_rows(conn, last)
+    if len(rows) < BULK_MIN_ROWS:
+        conn.executemany(_INSERT_PAPER, rows)
+    else:
+        conn.execute("DROP TRIGGER IF EXISTS papers_ai")
+        conn.executemany(_INSERT_PAPER, rows)
+        conn.execute(PAPERS_AI_TRIGGER)
+        _index_new_rows(conn, last)
+    acronyms.mine_new(conn, last, [(r[2], r[5]) for r in rows])  # (PAPER_COLUMNS' order)
 
 
 #: FTS5's buffer of new terms (its ``hashsize``), default and during a first build: each time

@@ -6,6 +6,8 @@ Each stage is one module, called once, in this order; each takes what the one be
    an error: user text never reaches FTS5 MATCH unquoted);
 2. :mod:`db.search.rewrite` rewrites it against the index: typo corrections, method names
    typed without their punctuation, compounds, irregular plurals, a prefix's words;
+   then :mod:`db.search.acronyms` gives a short form its long forms and a long form its short
+   form (after the corrections: a long form typed with a typo is one too);
 3. :mod:`db.search.match` finds what its words and filters match;
 4. :mod:`db.search.rank` orders the matches and takes one page (bm25, or the re-ranking of
    partial matches and title-like queries);
@@ -18,6 +20,7 @@ import sqlite3
 from collections.abc import Callable
 
 from db.models import SearchResult
+from db.search.acronyms import expand
 from db.search.hits import result
 from db.search.match import match
 from db.search.query import parse
@@ -31,7 +34,7 @@ def run(conn: sqlite3.Connection, text: str, status: str | None, limit: int, off
     """Search; see :meth:`db.Library.search`. ``vocabulary()`` returns the index's
     :class:`~db.search.spelling.Vocabulary` (loaded once, when a word needs correcting)."""
     q = parse(text, typing=typing, status=status)
-    notices = [*q.notices, *rewrite(conn, q, vocabulary, text)]
+    notices = [*q.notices, *rewrite(conn, q, vocabulary, text), *expand(conn, q)]
     matches = match(conn, q, limit + offset)
     total, rows, notice = rank(conn, q, matches, limit, offset)
     return result(conn, text, q, total, rows, [*notices, notice])

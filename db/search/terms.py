@@ -21,12 +21,15 @@ class Term:
     # whole words a prefix's last token stands for (db.search.rewrite)
     completions: tuple[str, ...] = ()
     # the same words written otherwise, as space-separated tokens: "multi task" for "multitask"
-    # and the other way round (db.search.rewrite.alternatives)
+    # and the other way round (db.search.rewrite.alternatives); a short form's long forms, and a
+    # long form's words' short form (db.search.acronyms)
     alternatives: tuple[str, ...] = ()
     # a stop-word of a query that has other words: neither matched nor ranked
     # (db.search.stopwords)
     stop: bool = False
-    quoted: bool = False  # typed in quotes ("exact phrase"), not a word ("multi-task")
+    # typed in quotes ("exact phrase"), not a word ("multi-task"): searched as written, no
+    # acronym expanded (db.search.acronyms)
+    quoted: bool = False
 
     def words(self) -> list[str]:
         """FTS5 strings of the term's words taken apart, for ranking a long query by each word:
