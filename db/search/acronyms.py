@@ -4,7 +4,7 @@ The index knows which acronyms its abstracts define (``acronyms``, mined at sync
 :mod:`db.index.acronyms`). After the rewrite (:mod:`db.search.rewrite`), :func:`expand`
 
 * gives a word that is a short form (``RLHF``, typed in any case) its long forms as
-  :attr:`~db.search.terms.Term.alternatives`, each a phrase: ``rlhf`` runs as
+  :attr:`~db.search.terms.Term.acronyms`, each a phrase: ``rlhf`` runs as
   ``("rlhf" OR "reinforcement learning from human feedback")``, and ``-RLHF`` excludes both;
 * gives each word of a run of words that is a long form (``reinforcement learning from human
   feedback``, typed as words) the short form as an alternative: ``(reinforcement OR rlhf) AND
@@ -108,7 +108,7 @@ def _expand_runs(q: Query, runs: list[tuple[int, int, str]], by_key: dict[str, l
             continue
         taken.update(range(start, end))
         for term in q.terms[start:end]:
-            term.alternatives += tuple(p.short for p in pairs if p.short not in term.alternatives)
+            term.acronyms += tuple(p.short for p in pairs if p.short not in term.acronyms)
         for p in pairs:
             q.spelt.setdefault(p.short, spelling[p.short])
         typed = join_tokens([q.spelt.get(k, k) for t in q.terms[start:end] for k in t.tokens])
@@ -129,11 +129,11 @@ def _expand_shorts(q: Query, singles: dict[int, str], found: dict[str, list[_Pai
         short = next((k for k in _short_keys(tok) if k in found), None)
         if i in taken or short is None or short not in spelling:
             continue
-        pairs = [p for p in found[short] if p.long not in term.alternatives
+        pairs = [p for p in found[short] if p.long not in (*term.alternatives, *term.acronyms)
                  and (term.negated, term.or_group, p.long) not in siblings]
         if not pairs:
             continue
-        term.alternatives += tuple(p.long for p in pairs)
+        term.acronyms += tuple(p.long for p in pairs)
         for p in pairs:
             for k, word in zip(p.long.split(" "), p.shown.split(" "), strict=False):
                 q.spelt.setdefault(k, word)

@@ -93,7 +93,8 @@ def result(conn: sqlite3.Connection, text: str, q: Query, total: int, rows: list
     spelling searched; ``word*`` for the word being typed)."""
     terms = tuple(dict.fromkeys(
         tok + ("*" if t.prefix and i == len(spelt) - 1 else "")
-        for t in q.positive for spelt in (t.tokens, *(a.split() for a in t.alternatives))
+        for t in q.positive
+        for spelt in (t.tokens, *(a.split() for a in (*t.alternatives, *t.acronyms)))
         for i, tok in enumerate((*spelt, *t.variants, *t.completions))))
     return SearchResult(text, q.describe(), "; ".join(filter(None, notices)), total,
                         hits(conn, rows), terms)

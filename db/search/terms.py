@@ -21,9 +21,12 @@ class Term:
     # whole words a prefix's last token stands for (db.search.rewrite)
     completions: tuple[str, ...] = ()
     # the same words written otherwise, as space-separated tokens: "multi task" for "multitask"
-    # and the other way round (db.search.rewrite.alternatives); a short form's long forms, and a
-    # long form's words' short form (db.search.acronyms)
+    # and the other way round (db.search.rewrite.alternatives)
     alternatives: tuple[str, ...] = ()
+    # an acronym's other form, as space-separated tokens: a short form's long forms, and a long
+    # form's words' short form (db.search.acronyms); searched, but not written in the query's
+    # text: typed again, the query expands the same way, and the notice names them
+    acronyms: tuple[str, ...] = ()
     # a stop-word of a query that has other words: neither matched nor ranked
     # (db.search.stopwords)
     stop: bool = False
@@ -36,15 +39,15 @@ class Term:
         a word joined by hyphens ("wing-flutter") is its words; a quoted phrase, or a term with
         other spellings, is itself."""
         if (len(self.tokens) > 1 and not self.quoted and not self.prefix and not self.variants
-                and not self.completions and not self.alternatives):
+                and not self.completions and not self.alternatives and not self.acronyms):
             return [f'"{t}"' for t in self.tokens]
         return [self.fts()]
 
     def fts(self) -> str:
-        if self.alternatives:
+        if self.alternatives or self.acronyms:
             star = "*" if self.prefix else ""
             return ("(" + self._fts() + "".join(f' OR "{a}"{star}' for a in self.alternatives)
-                    + ")")
+                    + "".join(f' OR "{a}"' for a in self.acronyms) + ")")
         return self._fts()
 
     def _fts(self) -> str:
