@@ -133,3 +133,16 @@ def test_a_long_query_is_ranked_by_bm25_over_its_words(shipped_library):
             "p.first_pos", (" OR ".join(words),))]
     assert found.total == len(expected) > 30
     assert ids(found.hits) == expected
+
+
+@pytest.mark.parametrize(("query", "typing"), [
+    ('0 "0:1', False),  # a phrase the re-ranking takes word by word
+    ("0 0¡LAR", True),  # a phrase being typed
+    ("multitask zzqy", False),  # a compound's other spelling
+    ("proximal policy optimisation zzqy reinforcement learning", False),  # an acronym's
+])
+def test_every_partial_match_shown_is_counted(shipped_library, query, typing):
+    """The partial matches re-ranked first came from each word of a phrase, the total from
+    the phrase: "0 \\"0:1\\"" showed 6 hits of a total of 0."""
+    found = shipped_library.search(query, limit=100, typing=typing)
+    assert found.total == len(found.hits) > 0

@@ -25,6 +25,7 @@ import sqlite3
 from db.index.schema import BM25_WEIGHTS
 from db.search.hits import HIT_COLUMNS
 from db.search.query import Query
+from db.search.rerank import slots
 from db.search.terms import Term
 
 #: Papers the rarer words' lists may hold together before the common words are split off:
@@ -36,10 +37,18 @@ _BM25 = "bm25(papers_fts, " + ", ".join(str(w) for w in BM25_WEIGHTS) + ")"
 _JOINS = "JOIN papers p ON p.rowid = hit.rowid LEFT JOIN m.marks k ON k.paper_id = p.id"
 
 
-def expressions(conn: sqlite3.Connection, q: Query) -> tuple[str, str | None]:
+def expressions(conn: sqlite3.Connection, q: Query, by_word: bool = False
+                ) -> tuple[str, str | None]:
     """``(rare, common)``: the FTS5 OR of the query's rarer words and of the others (None when
     the words' lists together hold at most :data:`ROWS` papers: then ``rare`` is every word).
-    A word's papers are counted from ``vocab`` (its spellings' document frequencies)."""
+    A word's papers are counted from ``vocab`` (its spellings' document frequencies).
+
+    With ``by_word`` every phrase is its words, as :func:`db.search.rerank.slots` takes them,
+    so that the partial matches the re-ranking puts first are in this list too; else a quoted
+    phrase stays a phrase (:meth:`~db.search.terms.Term.words`)."""
+    if by_word:
+        found = {s.fts: s.df for s in slots(conn, q)}
+        return _split(found)
     terms = {fts: t for t in q.positive for fts in t.words()}
     keys = list({k for t in terms.values() for k in (*t.tokens, *t.variants, *t.completions)})
     df = dict(conn.execute(f"SELECT term, df FROM vocab WHERE term IN "
@@ -51,7 +60,11 @@ def expressions(conn: sqlite3.Connection, q: Query) -> tuple[str, str | None]:
         spellings = [df.get(k, 0) for k in (*t.variants, *t.completions)]
         return min((df.get(k, 0) for k in t.tokens), default=0) + sum(spellings)
 
-    counts = {fts: papers(fts, t) for fts, t in terms.items()}
+    return _split({fts: papers(fts, t) for fts, t in terms.items()})
+
+
+def _split(counts: dict[str, int]) -> tuple[str, str | None]:
+    """:func:`expressions` of ``{FTS5 string: papers}``."""
     if sum(counts.values()) <= ROWS:
         return " OR ".join(counts), None
     rare, held = [], 0
@@ -64,9 +77,11 @@ def expressions(conn: sqlite3.Connection, q: Query) -> tuple[str, str | None]:
     return " OR ".join(rare), " OR ".join(common)
 
 
-def count(conn: sqlite3.Connection, q: Query, filters: tuple[list[str], list]) -> int:
-    """Papers with any of the words that the filters and exclusions keep."""
-    rare, common = expressions(conn, q)
+def count(conn: sqlite3.Connection, q: Query, filters: tuple[list[str], list],
+          by_word: bool = False) -> int:
+    """Papers with any of the words that the filters and exclusions keep (``by_word``: see
+    :func:`expressions`)."""
+    rare, common = expressions(conn, q, by_word)
     every = f"{rare} OR {common}" if common else rare
     clauses, params = filters
     if not clauses:
@@ -78,12 +93,13 @@ def count(conn: sqlite3.Connection, q: Query, filters: tuple[list[str], list]) -
 
 
 def page(conn: sqlite3.Connection, q: Query, filters: tuple[list[str], list],
-         skip: list[int], limit: int, offset: int) -> list:
+         skip: list[int], limit: int, offset: int, by_word: bool = False) -> list:
     """Rows of :data:`~db.search.hits.HIT_COLUMNS` and ``-bm25`` (higher is better) of the
     papers with any of the words, after the filters and exclusions and without the rowids
     ``skip`` (papers already listed), best first, seed order on a tie: ``offset .. offset +
-    limit`` of that list (the module docstring gives its two parts)."""
-    rare, common = expressions(conn, q)
+    limit`` of that list (the module docstring gives its two parts; ``by_word``: see
+    :func:`expressions`)."""
+    rare, common = expressions(conn, q, by_word)
     if common is None:
         return _part(conn, [rare], filters, skip, limit, offset)
     first = [rare]

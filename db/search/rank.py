@@ -61,13 +61,13 @@ def _partial(conn: sqlite3.Connection, q: Query, filters: tuple[list[str], list]
     :func:`db.search.rerank.ranked` orders them; then (a long query: all of them) the papers by
     bm25 over all the words (:mod:`db.search.anyword`), scored below the first ones."""
     head = [] if long else rerank.ranked(conn, q)[:rerank.PARTIAL_HEAD]
-    total = anyword.count(conn, q, filters)
+    total = anyword.count(conn, q, filters, by_word=not long)
     first, shown = _head_rows(conn, head, filters)
     rows = [(*r[:-1], score) for r, score in first[offset:offset + limit]]
     if offset + limit > len(first):
         floor = first[-1][1] if first else None
         rest = anyword.page(conn, q, filters, shown, offset + limit - max(offset, len(first)),
-                            max(0, offset - len(first)))
+                            max(0, offset - len(first)), by_word=not long)
         # below the re-ranked ones, in bm25 order: floor - 1/(1 + (-bm25))
         rows += [r if floor is None else (*r[:-1], floor - 1 / (1 + max(r[-1], 0.0)))
                  for r in rest]

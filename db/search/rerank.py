@@ -85,6 +85,7 @@ def slots(conn: sqlite3.Connection, q: Query) -> list[Slot]:
             out.append(Slot(frozenset(map(stem, spellings)), "",
                             sum(df.get(t, 0) for t in spellings), term.fts(), word=tok0))
             continue
+        first = len(out)
         for i, tok in enumerate(term.tokens):
             if term.prefix and i == len(term.tokens) - 1:
                 found = conn.execute("SELECT coalesce(sum(df), 0) FROM (SELECT df FROM vocab "
@@ -97,6 +98,10 @@ def slots(conn: sqlite3.Connection, q: Query) -> list[Slot]:
             else:
                 out.append(Slot(frozenset({stem(tok)}), "", df.get(tok, 0), f'"{tok}"',
                                 word=tok))
+        if (term.alternatives or term.acronyms) and len(out) > first:
+            # the term's other spellings match with its first word: a paper that writes only
+            # "multitask" or "RLHF" is a partial match as the words are
+            out[first].fts = f"({out[first].fts} OR {term.fts()})"
     return out
 
 

@@ -36,9 +36,10 @@ def correct(conn: sqlite3.Connection, q: Query, vocabulary
 
     A word the index lacks is corrected only when it is no English word (pyspellchecker's
     dictionary, :mod:`db.seeds.dictionary`) or an umlaut written out ("mueller" for Müller).
-    An English word the index has by its stem ("guides": "guide") is searched as typed; one it
-    lacks ("pesticides" is no typo of "peptides") is left out when it is a term of its own, and
-    the rest is searched; when it is all the query has, it is corrected after all (nothing would
+    An English word the index has by its stem ("guides": "guide") is searched as typed, one it
+    has written in two ("multitask": "multi-task") is corrected as a compound; one it lacks
+    ("pesticides" is no typo of "peptides") is left out when it is a term of its own, and the
+    rest is searched; when it is all the query has, it is corrected after all (nothing would
     be found otherwise).
     """
     unknown = [(term, i, tok) for term in q.positive for i, tok in enumerate(term.tokens)
@@ -48,7 +49,9 @@ def correct(conn: sqlite3.Connection, q: Query, vocabulary
                if is_english_word(tok) and not _umlaut(conn, tok)]
     # (a word being typed that is a whole word, "evaluated", is found by its stem as well)
     unknown = [u for u in unknown if u not in english or not _stem_found(conn, u[2])]
-    real = [u for u in english if u in unknown and not u[0].prefix]
+    # (an English word the abstracts write in two, "multitask" for "multi-task", is corrected)
+    real = [u for u in english if u in unknown and not u[0].prefix
+            and not _compound(conn, vocabulary(), u[2], False, 0)]
     alone = {id(t) for t, _, _ in real if len(t.tokens) == 1}
     absent = []
     if any(id(t) not in alone for t in q.positive):  # something else to search
