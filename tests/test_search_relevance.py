@@ -7,6 +7,7 @@ import sqlite3
 
 import pytest
 
+from db.search.stopwords import is_sentence
 from tests.db_support import all_hits, ids
 from tests.search_support import _one_file_library
 
@@ -114,25 +115,62 @@ def test_a_query_past_32_words_leaves_out_its_commonest(shipped_library):
     assert ids(found.hits)[0] in ids(shipped_library.search("wudi").hits)
 
 
-def test_a_long_query_is_ranked_by_bm25_over_its_words(shipped_library):
-    """A question longer than a title was ranked by how many of its words a paper has (and
-    stopped at 200 hits): now it is bm25 over its words, stop-words out, every paper with any
-    of them listed, as plain FTS5 ranks them on the same index."""
-    question = ("which methods improve the sample efficiency of reinforcement learning agents "
-                "in robotic manipulation with sparse rewards and long horizons under noisy "
-                "observations")
-    found = shipped_library.search(question, limit=100)
-    words = ["methods", "improve", "sample", "efficiency", "reinforcement", "learning", "agents",
-             "robotic", "manipulation", "sparse", "rewards", "long", "horizons", "noisy",
-             "observations"]
-    index = shipped_library.seed_paths[0].parent / "data" / "index.sqlite"
+def _plain_bm25(library, words: list[str]) -> list[str]:
+    """Paper ids of the OR of ``words`` as plain FTS5 ranks them on the library's index."""
+    index = library.seed_paths[0].parent / "data" / "index.sqlite"
     with sqlite3.connect(index) as conn:
         expected = [r[0] for r in conn.execute(
             "SELECT p.id FROM papers_fts JOIN papers p ON p.rowid = papers_fts.rowid "
             "WHERE papers_fts MATCH ? ORDER BY bm25(papers_fts, 1, 8, 8, 2), p.first_file, "
             "p.first_pos", (" OR ".join(words),))]
-    assert found.total == len(expected) > 30
+    return expected
+
+
+# a description longer than a title (17 words, stop-words aside), and a question of 7
+LONG = ("methods that improve the sample efficiency of trained learning agents in robotic "
+        "manipulation with sparse rewards and long horizons under noisy observations from "
+        "diverse environments")
+QUESTION = "how can diffusion models generate molecular structures in three dimensions?"
+
+
+@pytest.mark.parametrize(("query", "words"), [
+    (LONG, ["methods", "improve", "sample", "efficiency", "trained", "learning",
+            "agents", "robotic", "manipulation", "sparse", "rewards", "long", "horizons",
+            "noisy", "observations", "diverse", "environments"]),
+    (QUESTION, ["diffusion", "models", "generate", "molecular", "structures", "three",
+                "dimensions"]),
+])
+def test_a_question_or_a_description_is_ranked_by_bm25_over_its_words(shipped_library, query,
+                                                                     words):
+    """A question was ranked by how many of its words a paper has (and stopped at 200 hits):
+    now it is bm25 over its words, stop-words out, every paper with any of them listed, as
+    plain FTS5 ranks them on the same index."""
+    found = shipped_library.search(query, limit=100)
+    expected = _plain_bm25(shipped_library, words)
+    assert found.total == len(expected) > 20
     assert ids(found.hits) == expected
+
+
+def test_a_title_of_as_many_words_is_ranked_as_a_title(shipped_library):
+    """The same words typed as a title (no question word, no full stop) keep the title
+    ranking: the papers with most of them, in order, first."""
+    title = "Diffusion Models Generate Molecular Structures in Three Dimensions"
+    found = shipped_library.search(title, limit=100)
+    words = ["diffusion", "models", "generate", "molecular", "structures", "three", "dimensions"]
+    assert found.total == len(_plain_bm25(shipped_library, words))
+    assert ids(found.hits) != _plain_bm25(shipped_library, words)
+
+
+@pytest.mark.parametrize(("text", "sentence"), [
+    ("what is known about boundary layers?", True), ("How do transformers generalize ?", True),
+    ("boundary layer transition at hypersonic speeds.", True), ("does it work?", True),
+    ("Natural Gradient Revisited", False), ("On the Convergence of Adam", False),
+    ("Tokenizer Choice For LLM Training: Negligible or Crucial?", False),
+    ("What and How does In-Context Learning Learn? Bayesian Model Averaging", False),
+    ("", False),
+])
+def test_a_sentence_is_told_from_a_title(text, sentence):
+    assert is_sentence(text) is sentence
 
 
 @pytest.mark.parametrize(("query", "typing"), [

@@ -143,3 +143,4 @@ def _count(conn: sqlite3.Connection, exprs: list[str], filters: tuple[list[str],
         ["SELECT rowid FROM papers_fts WHERE papers_fts MATCH ?"] * len(exprs))
     return conn.execute(f"SELECT count(*) FROM ({matched}) hit {_JOINS}{where}",
                         [*exprs, *params]).fetchone()[0]
+

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from db.models import LibraryError
-from db.search.stopwords import mark_stop_words
+from db.search.stopwords import is_sentence, mark_stop_words
 from db.search.terms import Term
 from db.text import clean, tag_name, tokens
 
@@ -51,6 +51,9 @@ class Query:
     not_tags: list[str] = field(default_factory=list)  # -tag:NAME
     authors: list[Term] = field(default_factory=list)  # au:NAME, -au:NAME (Term.negated)
     notices: list[str] = field(default_factory=list)
+    #: typed as a sentence, as a question or a description is and a title is not: ending in a
+    #: full stop, or "what …?" (db.search.stopwords.is_sentence)
+    sentence: bool = False
     #: index words of the terms as the abstracts spell them (db.search.surface), for describe()
     spelt: dict[str, str] = field(default_factory=dict)
 
@@ -156,6 +159,7 @@ def parse(text: str, typing: bool = False, status: str | None = None) -> Query:
     if typing:
         _typed_prefix(state, text)
     mark_stop_words(state.query.terms)
+    state.query.sentence = is_sentence(text)
     if status and status != "all":
         state.query.require_status(status)
     return state.query

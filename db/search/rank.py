@@ -29,7 +29,7 @@ def rank(conn: sqlite3.Connection, q: Query, m: Matches, limit: int,
     if m.noted:
         return (*_general(conn, m, limit, offset), "")
     words = len(q.positive)
-    long = words > rerank.TITLE_WORDS
+    long = words > rerank.TITLE_WORDS or (q.sentence and words > rerank.SENTENCE_WORDS)
     if words > 1 and (long or m.having_all < rerank.handful(conn)):
         total, rows = _partial(conn, q, m.filters, limit, offset, long)
         return total, rows, _partial_notice(q, m.having_all, long) if total else ""

@@ -40,8 +40,13 @@ HANDFUL = 5  # fewer papers than this with all the words → rank the best parti
 SMALL_LIBRARY = 1000  # papers; in a smaller library a handful is most of what a word matches
 RERANK_TERMS = 3  # from 3 words on, word order says something bm25 does not see
 #: Words (stop-words aside) of the longest query ranked as a title typed from memory; a longer
-#: one is a question or a description, ranked by bm25 over all its words (db.search.anyword)
-TITLE_WORDS = 12
+#: one is a question or a description, ranked by bm25 over all its words (db.search.anyword),
+#: and so is a sentence (Query.sentence) of more than SENTENCE_WORDS words. Titles of 9-15
+#: words find their paper better by the title ranking (87k abstracts, bench/recall.py: with
+#: the line at 8 words recall@3 fell from 0.856 to 0.852), and questions of 5-15 words theirs
+#: by bm25 (Cranfield, bench/relevance.py).
+TITLE_WORDS = 16
+SENTENCE_WORDS = 4
 PARTIAL_HEAD = 60  # the best partial matches re-ranked: a first page of the browser (60 hits)
 CANDIDATES = 200  # papers re-ranked; the known item is among the first 200 by rare words
 # papers with all the words whose order is re-ranked, the best by bm25: the known item is as

@@ -32,3 +32,23 @@ def mark_stop_words(terms: list[Term]) -> None:
     if len(stop) < sum(1 for t in terms if not t.negated):
         for t in stop:
             t.stop = True
+
+
+#: First words of a question: "what is known about …", "how do …", "can the …".
+QUESTION_WORDS = frozenset({"what", "which", "who", "whom", "whose", "when", "where", "why",
+                            "how", "is", "are", "was", "were", "do", "does", "did", "can",
+                            "could", "should", "would", "will", "must", "has", "have", "had",
+                            "may", "might"})
+
+
+def is_sentence(text: str) -> bool:
+    """Whether ``text`` reads as a sentence, not a title: it ends with a full stop, or it is a
+    question (a word of :data:`QUESTION_WORDS` first, "?" last). A title may be a question
+    ("Competing AI: How does competition feedback affect machine learning?") or start with a
+    question word ("What and How does In-Context Learning Learn? …"), but not both, and does
+    not end with a full stop."""
+    words = text.split()
+    if not words:
+        return False
+    end = text.rstrip()
+    return end.endswith(".") or (end.endswith("?") and words[0].lower() in QUESTION_WORDS)
