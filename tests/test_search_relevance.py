@@ -105,6 +105,21 @@ COMMON_WORDS = ("model models learning data method methods results performance t
                 "provide approaches analysis")
 
 
+def test_partial_matches_in_two_parts_page_the_same(wide_library, monkeypatch):
+    """In a large library the papers with the rarer words come first, then those with common
+    words alone (db.search.anyword): the pages still list every paper once."""
+    from db.search import anyword
+
+    monkeypatch.setattr(anyword, "ROWS", 30)  # "beta" (20 papers) is rare, "alpha" common
+    listed = [h.id for o in range(0, 280, 7)
+              for h in wide_library.search("alpha beta", limit=7, offset=o).hits]
+    assert wide_library.search("alpha beta").total == 270
+    assert len(listed) == len(set(listed)) == 270
+    assert listed == ids(all_hits(wide_library, "alpha beta"))
+    assert all(h.headline.startswith("Beta") for h in wide_library.search(
+        "alpha beta", limit=20).hits)
+
+
 def test_a_query_past_32_words_leaves_out_its_commonest(shipped_library):
     """A query over 32 words kept its first 32: the rare word at its end was dropped."""
     words = COMMON_WORDS.split()

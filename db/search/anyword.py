@@ -100,23 +100,14 @@ def page(conn: sqlite3.Connection, q: Query, filters: tuple[list[str], list],
     limit`` of that list (the module docstring gives its two parts; ``by_word``: see
     :func:`expressions`)."""
     rare, common = expressions(conn, q, by_word)
-    if common is None:
-        return _part(conn, [rare], filters, skip, limit, offset)
-    first = [rare]
-    rows = _part(conn, first, filters, skip, limit, offset)
-    if len(rows) == limit:
+    rows = _part(conn, rare, filters, skip, limit, offset)
+    if common is None or len(rows) == limit:
         return rows
     # the first part ends on this page: the rest of it comes from the papers with common words
     # alone, from where the page's offset falls past the first part's end
-    held = offset + len(rows) if rows else _count(conn, first, filters, skip)
-    return rows + _part(conn, [f"({common}) NOT ({rare})"], filters, skip,
+    held = offset + len(rows) if rows else _count(conn, rare, filters, skip)
+    return rows + _part(conn, f"({common}) NOT ({rare})", filters, skip,
                         limit - len(rows), max(0, offset - held))
-
-
-def _matched(expressions: list[str]) -> str:
-    return " UNION ALL ".join(
-        [f"SELECT rowid, {_BM25} AS score FROM papers_fts WHERE papers_fts MATCH ?"]
-        * len(expressions))
 
 
 def _where(filters: tuple[list[str], list], skip: list[int]) -> tuple[str, list]:
@@ -127,20 +118,19 @@ def _where(filters: tuple[list[str], list], skip: list[int]) -> tuple[str, list]
     return (" WHERE " + " AND ".join(clauses)) if clauses else "", params
 
 
-def _part(conn: sqlite3.Connection, exprs: list[str], filters: tuple[list[str], list],
+def _part(conn: sqlite3.Connection, expression: str, filters: tuple[list[str], list],
           skip: list[int], limit: int, offset: int) -> list:
     where, params = _where(filters, skip)
     return conn.execute(
-        f"SELECT {HIT_COLUMNS}, -hit.score FROM ({_matched(exprs)}) hit {_JOINS}{where} "
+        f"SELECT {HIT_COLUMNS}, -hit.score FROM (SELECT rowid, {_BM25} AS score FROM papers_fts "
+        f"WHERE papers_fts MATCH ?) hit {_JOINS}{where} "
         "ORDER BY hit.score, p.first_file, p.first_pos LIMIT ? OFFSET ?",
-        [*exprs, *params, limit, offset]).fetchall()
+        [expression, *params, limit, offset]).fetchall()
 
 
-def _count(conn: sqlite3.Connection, exprs: list[str], filters: tuple[list[str], list],
+def _count(conn: sqlite3.Connection, expression: str, filters: tuple[list[str], list],
            skip: list[int]) -> int:
     where, params = _where(filters, skip)
-    matched = " UNION ALL ".join(
-        ["SELECT rowid FROM papers_fts WHERE papers_fts MATCH ?"] * len(exprs))
-    return conn.execute(f"SELECT count(*) FROM ({matched}) hit {_JOINS}{where}",
-                        [*exprs, *params]).fetchone()[0]
+    return conn.execute(f"SELECT count(*) FROM (SELECT rowid FROM papers_fts WHERE papers_fts "
+                        f"MATCH ?) hit {_JOINS}{where}", [expression, *params]).fetchone()[0]
 

@@ -2,9 +2,12 @@
 
 Ranking is FTS5's bm25 with the name/title columns weighted above the abstract
 (:data:`db.index.schema.BM25_WEIGHTS`), seed order on a tie, after the filters and exclusions.
-Two cases are ranked by :mod:`db.search.rerank` instead: when every word together matches fewer
-than a handful of papers (the best partial matches, said in a notice), and a title-like query
-of a few hundred matches (words side by side in the order typed come first).
+Three cases are ranked otherwise: when every word together matches fewer than a handful of
+papers, every paper with any word is listed, the best partial matches first as
+:mod:`db.search.rerank` orders them (said in a notice); a question or a query longer than a
+title lists every paper with any word by bm25 over the words (:mod:`db.search.anyword`); and a
+title-like query of a few hundred matches is re-ranked (words side by side in the order typed
+come first).
 """
 
 from __future__ import annotations
