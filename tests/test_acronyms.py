@@ -143,6 +143,26 @@ def test_a_long_form_typed_as_words_also_finds_its_short_form(precise):
     assert lib.search('"proximal" "policy" "optimization"').total == 3
 
 
+def test_either_form_finds_what_the_other_finds(tmp_path):
+    """RLHF found 52 papers of the 87k corpus, its long form typed as words 121: the short
+    form searched its long form as a phrase only. Each now finds the union."""
+    seeds = tmp_path / "seeds"
+    seeds.mkdir()
+    papers = ["We fine-tune with reinforcement learning from human feedback (RLHF) here.",
+              "Reinforcement learning from human feedback (RLHF) aligns chat models.",
+              "Our RLHF pipeline is cheap.",
+              "Human feedback guides reinforcement learning of the policy in this work.",
+              "Reinforcement learning alone, without any people involved."]
+    (seeds / "rlhf.txt").write_text("RLHF\n\n" + "\n\n".join(papers) + "\n", encoding="utf-8")
+    lib = Library([seeds], tmp_path / "data")
+    lib.sync()
+    short = {h.headline for h in all_hits(lib, "RLHF")}
+    long = {h.headline for h in all_hits(lib, "reinforcement learning from human feedback")}
+    assert short == long and len(short) == 4  # all but the last
+    assert len(all_hits(lib, '"RLHF"')) == 3
+    lib.close()
+
+
 def test_an_excluded_short_form_excludes_both_forms(precise):
     lib, _ = precise
     result = lib.search("-PPO", limit=50)

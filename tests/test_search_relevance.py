@@ -55,6 +55,9 @@ def test_stop_words_neither_match_nor_rank(shipped_library):
     plain = shipped_library.search("known alignment language models", limit=100)
     assert ids(question.hits) == ids(plain.hits) != []
     assert question.effective_query == "what is known about the alignment of language models"
+    # a quoted stop-word is searched: "from" is in fewer papers than "learning"
+    assert shipped_library.search('"from" learning').total < shipped_library.search(
+        "learning").total
     # a query of stop-words alone searches them
     assert shipped_library.search("the", limit=100).total >= 30
 

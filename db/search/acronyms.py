@@ -4,8 +4,9 @@ The index knows which acronyms its abstracts define (``acronyms``, mined at sync
 :mod:`db.index.acronyms`). After the rewrite (:mod:`db.search.rewrite`), :func:`expand`
 
 * gives a word that is a short form (``RLHF``, typed in any case) its long forms as
-  :attr:`~db.search.terms.Term.acronyms`, each a phrase: ``rlhf`` runs as
-  ``("rlhf" OR "reinforcement learning from human feedback")``, and ``-RLHF`` excludes both;
+  :attr:`~db.search.terms.Term.acronyms`, each as all its words but stop-words, as the long
+  form typed as words finds: ``rlhf`` runs as ``("rlhf" OR ("reinforcement" AND "learning"
+  AND "human" AND "feedback"))``, and ``-RLHF`` excludes both;
 * gives each word of a run of words that is a long form (``reinforcement learning from human
   feedback``, typed as words) the short form as an alternative: ``(reinforcement OR rlhf) AND
   (learning OR rlhf) AND …``, which is ``(the words AND-ed) OR rlhf``. The run still finds
@@ -28,6 +29,7 @@ from dataclasses import dataclass
 
 from db.index.acronyms import LONG_TOKENS, singular
 from db.search.query import Query
+from db.search.stopwords import STOP_WORDS
 from db.search.surface import surface_forms
 from db.search.terms import Term
 from db.text import join_tokens
@@ -129,11 +131,12 @@ def _expand_shorts(q: Query, singles: dict[int, str], found: dict[str, list[_Pai
         short = next((k for k in _short_keys(tok) if k in found), None)
         if i in taken or short is None or short not in spelling:
             continue
-        pairs = [p for p in found[short] if p.long not in (*term.alternatives, *term.acronyms)
+        pairs = [p for p in found[short] if _content(p.long) not in term.acronyms
+                 and p.long not in term.alternatives
                  and (term.negated, term.or_group, p.long) not in siblings]
         if not pairs:
             continue
-        term.acronyms += tuple(p.long for p in pairs)
+        term.acronyms = tuple(dict.fromkeys((*term.acronyms, *(_content(p.long) for p in pairs))))
         for p in pairs:
             for k, word in zip(p.long.split(" "), p.shown.split(" "), strict=False):
                 q.spelt.setdefault(k, word)
@@ -143,6 +146,13 @@ def _expand_shorts(q: Query, singles: dict[int, str], found: dict[str, list[_Pai
         else:
             searched.append(f"{longs} for {spelling[short]}")
     return searched, excluded
+
+
+def _content(long: str) -> str:
+    """A long form's tokens without its stop-words ("reinforcement learning human feedback"):
+    it is searched as all of them, as the long form typed as words is."""
+    kept = [w for w in long.split(" ") if w not in STOP_WORDS]
+    return " ".join(kept) if kept else long
 
 
 def _short_keys(token: str) -> tuple[str, ...]:

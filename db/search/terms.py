@@ -23,9 +23,10 @@ class Term:
     # the same words written otherwise, as space-separated tokens: "multi task" for "multitask"
     # and the other way round (db.search.rewrite.alternatives)
     alternatives: tuple[str, ...] = ()
-    # an acronym's other form, as space-separated tokens: a short form's long forms, and a long
-    # form's words' short form (db.search.acronyms); searched, but not written in the query's
-    # text: typed again, the query expands the same way, and the notice names them
+    # an acronym's other form, as space-separated tokens: a short form's long forms (each
+    # searched as all its words), and a long form's words' short form (db.search.acronyms);
+    # not written in the query's text: typed again, the query expands the same way, and the
+    # notice names them
     acronyms: tuple[str, ...] = ()
     # a stop-word of a query that has other words: neither matched nor ranked
     # (db.search.stopwords)
@@ -47,7 +48,7 @@ class Term:
         if self.alternatives or self.acronyms:
             star = "*" if self.prefix else ""
             return ("(" + self._fts() + "".join(f' OR "{a}"{star}' for a in self.alternatives)
-                    + "".join(f' OR "{a}"' for a in self.acronyms) + ")")
+                    + "".join(" OR " + _all_words(a) for a in self.acronyms) + ")")
         return self._fts()
 
     def _fts(self) -> str:
@@ -82,3 +83,11 @@ class Term:
         quoted = [f'"{b}"{star}' if " " in b else b + star for b in spellings]
         # the query language has no parentheses: excluding any spelling is excluding each one
         return " ".join("-" + b for b in quoted) if self.negated else " OR ".join(quoted)
+
+
+def _all_words(tokens: str) -> str:
+    """FTS5 text for every one of the space-separated ``tokens`` (one word: the word): an
+    acronym's long form finds what it finds typed as words ("RLHF" finds the papers with
+    "reinforcement", "learning", "human" and "feedback" as the words typed do)."""
+    words = tokens.split(" ")
+    return f'"{words[0]}"' if len(words) == 1 else "(" + " AND ".join(f'"{w}"' for w in words) + ")"
