@@ -188,6 +188,14 @@ def test_the_shipped_seeds_find_rl_for_reinforcement_learning(shipped_library):
         "also searching MoE for mixture of experts")
 
 
+def test_a_three_letter_plural_and_a_repeat_expand_once(shipped_library):
+    """"LMs" and "RLs" were not read as their singular (only plurals of 4 letters or more
+    were), and "LLM LLM LLM" named the long form three times."""
+    said = "also searching reinforcement learning for RL"
+    assert shipped_library.search("RLs").notice == said
+    assert shipped_library.search("RL RL RL").notice == said
+
+
 # -- the benchmark -------------------------------------------------------------------------------
 
 def test_the_acronym_benchmark_prints_its_table(tmp_path: Path):

@@ -202,3 +202,84 @@ def test_every_partial_match_shown_is_counted(shipped_library, query, typing):
     the phrase: "0 \\"0:1\\"" showed 6 hits of a total of 0."""
     found = shipped_library.search(query, limit=100, typing=typing)
     assert found.total == len(found.hits) > 0
+
+
+# -- found by a break-it pass -------------------------------------------------------------------
+
+def test_a_note_with_every_word_keeps_the_partial_matches(tmp_path):
+    """A note holding every word made the search require every word: 6 partial matches became
+    the one noted paper."""
+    from db import Library
+    from tests.db_support import copy_seeds
+
+    lib = Library([copy_seeds(tmp_path / "seeds")], tmp_path / "data")
+    lib.sync()
+    before = lib.search("alignment tensor", limit=100)
+    assert "no paper has all 2 words" in before.notice
+    noted = lib.search("", limit=100).hits[-1].id  # a paper with neither word
+    assert noted not in ids(before.hits)
+    lib.set_note(noted, "alignment tensor")
+    after = lib.search("alignment tensor", limit=100)
+    assert ids(after.hits) == [noted, *ids(before.hits)]
+    assert after.total == before.total + 1
+    lib.close()
+
+
+def test_a_misspelt_stop_word_is_a_stop_word(shipped_library):
+    """"thier alignment" was "corrected thier → their" and then required "their"."""
+    found = shipped_library.search("thier alignment", limit=100)
+    assert found.notice == "corrected thier → their"
+    assert ids(found.hits) == ids(shipped_library.search("alignment", limit=100).hits) != []
+
+
+@pytest.mark.parametrize("query", [
+    "tensor regression transfer learning low rank.",
+    "Can large language models align preferences at inference time?",
+    '"RL" alignment', '"be" alignment', "thier alignment",
+    "is:new tensor regression transfer learning low rank.",
+])
+def test_the_effective_query_runs_the_same_again(shipped_library, query):
+    """A sentence lost its full stop (ranked as a title when run again), a quoted word its
+    quotes (an acronym expanded, a stop-word left out)."""
+    found = shipped_library.search(query, limit=100)
+    again = shipped_library.search(found.effective_query, limit=100)
+    assert (ids(again.hits), again.total) == (ids(found.hits), found.total)
+    assert found.total > 0
+
+
+def test_an_exclusion_after_a_sentence_only_removes_papers(shipped_library):
+    """"… language -zebras." was read as a sentence, and found 27 papers where the words alone
+    found 1."""
+    words = "preference alignment inference model language"
+    alone = set(ids(all_hits(shipped_library, words)))
+    for extra in (" -zebras.", " -tag:zz.", " is:new."):
+        assert set(ids(all_hits(shipped_library, words + extra))) <= alone
+
+
+def test_a_stop_word_being_typed_is_a_stop_word(shipped_library):
+    """The command line searches as typing: "transformers with" searched "with"* and found
+    fewer papers than "transformers"."""
+    found = shipped_library.search("transformers with", limit=100, typing=True)
+    assert ids(found.hits) == ids(shipped_library.search("transformers", limit=100).hits)
+
+
+def test_an_absent_english_word_takes_no_place_of_the_32(shipped_library):
+    words = COMMON_WORDS.split()[:32]
+    found = shipped_library.search(" ".join([*words, "pesticides"]), limit=100)
+    assert found.effective_query.split() == words
+    assert "only the 32 rarest" in found.notice
+
+
+@pytest.fixture(scope="module")
+def umlaut_library(tmp_path_factory):
+    return _one_file_library(tmp_path_factory, "umlaut", "Umlaut\n\n"
+                             "Müller and Schölkopf show a kernel method.\n\n"
+                             "Sho et al. align models; we show how.\n")
+
+
+def test_only_a_written_out_umlaut_is_read_as_one(umlaut_library):
+    """"shoe" was read as an umlaut written out ("sho", an index word) and corrected to
+    "show"."""
+    assert umlaut_library.search("shoe align").notice == "no paper has shoe (searched without it)"
+    assert umlaut_library.search("mueller").notice == "corrected mueller → Müller"
+    assert umlaut_library.search("schoelkopf").notice == "corrected schoelkopf → Schölkopf"

@@ -14,7 +14,7 @@ from tests.search_support import _containing, _one_file_library
 def test_misspelt_words_are_corrected_and_said(shipped_library):
     # quoted, each word is corrected and searched as it is (no acronym expanded)
     result = shipped_library.search('"reinforcment" "lerning"', limit=100)
-    assert result.effective_query == "reinforcement learning"
+    assert result.effective_query == '"reinforcement" "learning"'  # quoted, as it runs
     assert result.notice == "corrected reinforcment → reinforcement, lerning → learning"
     assert set(ids(result.hits)) == _containing("reinforcement learning")
     assert [h.name for h in result.hits if h.name] == [

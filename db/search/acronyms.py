@@ -70,7 +70,8 @@ def expand(conn: sqlite3.Connection, q: Query) -> list[str]:
                                    for p in ps})
     searched, taken = _expand_runs(q, runs, by_key, spelling)
     more, excluded = _expand_shorts(q, singles, found, spelling, taken)
-    searched += more
+    searched = list(dict.fromkeys([*searched, *more]))  # "LLM LLM": said once
+    excluded = list(dict.fromkeys(excluded))
     return [*(["also searching " + ", ".join(searched)] if searched else []),
             *(["also excluding " + ", ".join(excluded)] if excluded else [])]
 
@@ -157,7 +158,7 @@ def _content(long: str) -> str:
 
 def _short_keys(token: str) -> tuple[str, ...]:
     """The keys a word may have as a short form: itself, and a plural's singular ("llms")."""
-    if len(token) > 3 and token.endswith("s"):
+    if len(token) >= 3 and token.endswith("s"):  # "lms" is "lm"
         return token, token[:-1]
     return (token,)
 

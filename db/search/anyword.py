@@ -77,12 +77,17 @@ def _split(counts: dict[str, int]) -> tuple[str, str | None]:
     return " OR ".join(rare), " OR ".join(common)
 
 
+def expression(conn: sqlite3.Connection, q: Query, by_word: bool = False) -> str:
+    """The FTS5 OR of every word (``by_word``: see :func:`expressions`)."""
+    rare, common = expressions(conn, q, by_word)
+    return f"{rare} OR {common}" if common else rare
+
+
 def count(conn: sqlite3.Connection, q: Query, filters: tuple[list[str], list],
           by_word: bool = False) -> int:
     """Papers with any of the words that the filters and exclusions keep (``by_word``: see
     :func:`expressions`)."""
-    rare, common = expressions(conn, q, by_word)
-    every = f"{rare} OR {common}" if common else rare
+    every = expression(conn, q, by_word)
     clauses, params = filters
     if not clauses:
         return conn.execute("SELECT count(*) FROM papers_fts WHERE papers_fts MATCH ?",

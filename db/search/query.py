@@ -51,9 +51,10 @@ class Query:
     not_tags: list[str] = field(default_factory=list)  # -tag:NAME
     authors: list[Term] = field(default_factory=list)  # au:NAME, -au:NAME (Term.negated)
     notices: list[str] = field(default_factory=list)
-    #: typed as a sentence, as a question or a description is and a title is not: ending in a
-    #: full stop, or "what …?" (db.search.stopwords.is_sentence)
-    sentence: bool = False
+    #: the mark that ends a query typed as a sentence, as a question or a description is and a
+    #: title is not: "." (a full stop after its last word) or "?" ("what …?"); "" for none
+    #: (db.search.stopwords.is_sentence)
+    sentence: str = ""
     #: index words of the terms as the abstracts spell them (db.search.surface), for describe()
     spelt: dict[str, str] = field(default_factory=dict)
 
@@ -107,6 +108,8 @@ class Query:
                                          if t.or_group == term.or_group and not t.negated))
             else:
                 words.append(term.text(self.spelt))
+        if self.sentence and words:
+            words[-1] += self.sentence
         if self.status:
             words.append(f"is:{self.status}")
         words += [f"is:{s}" for s in self.more_status]
@@ -159,7 +162,7 @@ def parse(text: str, typing: bool = False, status: str | None = None) -> Query:
     if typing:
         _typed_prefix(state, text)
     mark_stop_words(state.query.terms)
-    state.query.sentence = is_sentence(text)
+    state.query.sentence = _sentence(state, text)
     if status and status != "all":
         state.query.require_status(status)
     return state.query
@@ -264,6 +267,17 @@ def _add_term(state: _Parser, term: Term, i: int) -> None:
     state.pending_or = False
     q.terms.append(term)
     state.last_term_piece = i
+
+
+def _sentence(state: _Parser, text: str) -> str:
+    """The mark ending ``text`` as a sentence (:attr:`Query.sentence`): read on the text up to
+    its last term, when that term is a word searched (not excluded): a filter or an exclusion
+    after the words ("… -zebras.") makes no sentence of them."""
+    q = state.query
+    if state.last_term_piece < 0 or not q.terms or q.terms[-1].negated:
+        return ""
+    words = text[:state.pieces[state.last_term_piece].end()].rstrip()
+    return words[-1] if is_sentence(words) else ""
 
 
 def _typed_prefix(state: _Parser, text: str) -> None:

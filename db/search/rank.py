@@ -29,13 +29,14 @@ def rank(conn: sqlite3.Connection, q: Query, m: Matches, limit: int,
     .. ``offset + limit``; ``notice`` says when partial matches were ranked ("" otherwise)."""
     if m.expression is None:  # filters alone: every paper they keep, in seed order
         return (*_listed(conn, m.filters, limit, offset), "")
+    # distinct words, words joined by OR counting as one: "a a a" is one word, "a OR b OR c" one
+    words = len({t.or_group or t.fts() for t in q.positive})
+    long = words > rerank.TITLE_WORDS or (bool(q.sentence) and words > rerank.SENTENCE_WORDS)
+    if words > 1 and (long or m.having_all < rerank.handful(conn)):
+        total, rows = _partial(conn, q, m, limit, offset, long)
+        return total, rows, _partial_notice(words, m.having_all, long) if total else ""
     if m.noted:
         return (*_general(conn, m, limit, offset), "")
-    words = len(q.positive)
-    long = words > rerank.TITLE_WORDS or (q.sentence and words > rerank.SENTENCE_WORDS)
-    if words > 1 and (long or m.having_all < rerank.handful(conn)):
-        total, rows = _partial(conn, q, m.filters, limit, offset, long)
-        return total, rows, _partial_notice(q, m.having_all, long) if total else ""
     if words >= rerank.RERANK_TERMS and m.having_all <= rerank.CANDIDATES:
         # every match is in the one bm25 pass when nothing filtered them and the page reached
         # past them all: re-ranked from it, not from a second pass
@@ -46,8 +47,7 @@ def rank(conn: sqlite3.Connection, q: Query, m: Matches, limit: int,
     return (*_general(conn, m, limit, offset), "")
 
 
-def _partial_notice(q: Query, having_all: int, long: bool) -> str:
-    words = len({t.fts() for t in q.positive})  # as typed: "multi-task" is one, a repeat none
+def _partial_notice(words: int, having_all: int, long: bool) -> str:
     if not having_all:
         have = "no paper has"
     elif having_all < rerank.HANDFUL or not long:
@@ -57,14 +57,19 @@ def _partial_notice(q: Query, having_all: int, long: bool) -> str:
     return f"{have} all {words} words; showing best partial matches"
 
 
-def _partial(conn: sqlite3.Connection, q: Query, filters: tuple[list[str], list], limit: int,
-             offset: int, long: bool) -> tuple[int, list]:
+def _partial(conn: sqlite3.Connection, q: Query, m: Matches, limit: int, offset: int,
+             long: bool) -> tuple[int, list]:
     """``(total, rows)``: one page of every paper with any of the words (the filters and
-    exclusions applied), best first. A title-like query's best partial matches come first, as
-    :func:`db.search.rerank.ranked` orders them; then (a long query: all of them) the papers by
-    bm25 over all the words (:mod:`db.search.anyword`), scored below the first ones."""
+    exclusions applied), best first. The papers whose note has every word come first, then a
+    title-like query's best partial matches, as :func:`db.search.rerank.ranked` orders them;
+    then (a long query: all of them) the papers by bm25 over all the words
+    (:mod:`db.search.anyword`), scored below the first ones."""
+    filters = m.filters
     head = [] if long else rerank.ranked(conn, q)[:rerank.PARTIAL_HEAD]
     total = anyword.count(conn, q, filters, by_word=not long)
+    if m.noted:
+        head, unmatched = _noted_first(conn, q, m.noted, head, by_word=not long)
+        total += len(_head_rows(conn, [(r, 0.0) for r in unmatched], filters)[0])
     first, shown = _head_rows(conn, head, filters)
     rows = [(*r[:-1], score) for r, score in first[offset:offset + limit]]
     if offset + limit > len(first):
@@ -75,6 +80,22 @@ def _partial(conn: sqlite3.Connection, q: Query, filters: tuple[list[str], list]
         rows += [r if floor is None else (*r[:-1], floor - 1 / (1 + max(r[-1], 0.0)))
                  for r in rest]
     return total, rows
+
+
+def _noted_first(conn: sqlite3.Connection, q: Query, noted: list[str],
+                 head: list[tuple[int, float]], by_word: bool
+                 ) -> tuple[list[tuple[int, float]], list[int]]:
+    """``head`` with the papers ``noted`` (ids) first, scored above it; and the rowids of
+    those that have none of the words (the note alone found them: counted on top of the
+    papers with any word)."""
+    rowids = [r[0] for r in conn.execute(
+        f"SELECT rowid FROM papers WHERE id IN ({','.join('?' * len(noted))})", noted)]
+    top = max((score for _, score in head), default=0.0) + 1.0
+    every = anyword.expression(conn, q, by_word)
+    unmatched = [r for r in rowids if conn.execute(
+        "SELECT 1 FROM papers_fts WHERE papers_fts MATCH ? AND rowid = ?",
+        (every, r)).fetchone() is None]
+    return [(r, top) for r in rowids] + [h for h in head if h[0] not in rowids], unmatched
 
 
 def _head_rows(conn: sqlite3.Connection, head: list[tuple[int, float]],

@@ -14,7 +14,10 @@ from collections.abc import Callable
 
 from db.search.query import Query
 from db.search.spelling import Vocabulary, correct, hyphenated, known, phrase_papers
+from db.search.stopwords import mark_stop_words
 from db.search.surface import surface_forms
+from db.search.terms import Term
+from db.seeds.dictionary import is_english_word
 from db.text import tokens
 
 
@@ -32,6 +35,7 @@ def rewrite(conn: sqlite3.Connection, q: Query, vocabulary: Callable[[], Vocabul
     cut = keep_rarest(conn, q)
     plurals(conn, q)
     corrections, absent = correct(conn, q, vocabulary)
+    mark_stop_words(q.terms)  # "thier" corrected is "their"
     complete(conn, q)
     alternatives(conn, q)
     as_typed = {w for w in _WORD_RE.findall(typed) if w == w.lower()}  # (ØRSTED: Ørsted)
@@ -67,7 +71,7 @@ def keep_rarest(conn: sqlite3.Connection, q: Query) -> list[str]:
         keys = list({k for t in words for k in t.tokens})
         df = dict(conn.execute(f"SELECT term, df FROM vocab WHERE term IN "
                                f"({','.join('?' * len(keys))})", keys))
-        kept = sorted(words, key=lambda t: min(df.get(k, 0) for k in t.tokens))[:MAX_TERMS]
+        kept = sorted(words, key=lambda t: _rarity(t, df))[:MAX_TERMS]
         notices.append(f"only the {MAX_TERMS} rarest of {len(words)} words are used")
     else:
         kept = q.positive
@@ -78,6 +82,15 @@ def keep_rarest(conn: sqlite3.Connection, q: Query) -> list[str]:
     keep |= {id(t) for t in q.terms if t.stop}
     q.terms = [t for t in q.terms if id(t) in keep]
     return notices
+
+
+def _rarity(term: Term, df: dict[str, int]) -> tuple[bool, int]:
+    """How rare a term is, the rarest first: a phrase is as rare as its rarest word; a word no
+    paper has is rarest, unless it is an English word (left out by db.search.spelling: it
+    comes last, so that it takes no other word's place)."""
+    absent = [k for k in term.tokens if k not in df]
+    return (bool(absent) and all(map(is_english_word, absent)),
+            min((df.get(k, 0) for k in term.tokens), default=0))
 
 
 def _typed_as(typed: str) -> dict[str, str]:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from db.search.notes import in_a_note
 from db.search.query import Query
+from db.search.surface import surface_forms
 from db.search.terms import Term
 from db.seeds.dictionary import is_english_word
 from db.text import tokens
@@ -76,9 +77,12 @@ _UMLAUT_RE = re.compile(r"([aou])e")
 
 def _umlaut(conn: sqlite3.Connection, tok: str) -> bool:
     """Whether ``tok`` is an index word with its umlauts written out: "mueller" is "muller",
-    the key of Müller (the index folds ü to u)."""
+    the key of Müller (the index folds ü to u), which the abstracts write with an umlaut
+    ("shoe" is no "sho")."""
     plain = _UMLAUT_RE.sub(r"\1", tok)
-    return plain != tok and known(conn, plain)
+    if plain == tok or not known(conn, plain):
+        return False
+    return any(c in "äöüÄÖÜ" for c in surface_forms(conn, [plain]).get(plain, ""))
 
 
 def _correct_term(conn: sqlite3.Connection, term: Term, at: list[int], vocabulary

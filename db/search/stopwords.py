@@ -25,10 +25,11 @@ STOP_WORDS = frozenset(_LISTED.split())
 
 def mark_stop_words(terms: list[Term]) -> None:
     """Mark the stop-words among ``terms`` (:attr:`Term.stop`): a plain word of the list, not
-    excluded, not quoted, not a prefix, not joined by OR, when the query has another word to
-    search by ("the" alone, "to be or not", is searched as typed)."""
-    stop = [t for t in terms if not t.negated and not t.prefix and not t.or_group
-            and not t.quoted and len(t.tokens) == 1 and t.tokens[0] in STOP_WORDS]
+    excluded, not quoted, not joined by OR (the word being typed too: "transformers with" is
+    "transformers", not "with"*), when the query has another word to search by ("the" alone,
+    "to be or not", is searched as typed)."""
+    stop = [t for t in terms if not t.negated and not t.or_group and not t.quoted
+            and len(t.tokens) == 1 and t.tokens[0] in STOP_WORDS]
     if len(stop) < sum(1 for t in terms if not t.negated):
         for t in stop:
             t.stop = True

@@ -80,7 +80,8 @@ class Term:
         star = "*" if self.prefix else ""
         spellings = [join_tokens(words(self.tokens)),
                      *(" ".join(words(a.split(" "))) for a in self.alternatives)]
-        quoted = [f'"{b}"{star}' if " " in b else b + star for b in spellings]
+        quoted = [f'"{b}"{star}' if " " in b or (self.quoted and n == 0) else b + star
+                  for n, b in enumerate(spellings)]
         # the query language has no parentheses: excluding any spelling is excluding each one
         return " ".join("-" + b for b in quoted) if self.negated else " OR ".join(quoted)
 
