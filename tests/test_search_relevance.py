@@ -236,7 +236,7 @@ def test_a_misspelt_stop_word_is_a_stop_word(shipped_library):
     "tensor regression transfer learning low rank.",
     "Can large language models align preferences at inference time?",
     '"RL" alignment', '"be" alignment', "thier alignment",
-    "is:new tensor regression transfer learning low rank.",
+    "is:new tensor regression transfer learning low rank.", "mixture-of-experts",
 ])
 def test_the_effective_query_runs_the_same_again(shipped_library, query):
     """A sentence lost its full stop (ranked as a title when run again), a quoted word its

@@ -78,7 +78,11 @@ class Term:
             spellings = (first + ("*" if self.prefix else ""), *rest)
             return " ".join("-" + w for w in spellings) if self.negated else " OR ".join(spellings)
         star = "*" if self.prefix else ""
-        spellings = [join_tokens(words(self.tokens)),
+        # a word joined by hyphens that is an acronym's long form stays one ("graph-neural-
+        # networks"): in quotes its acronym would not be searched
+        first = ("-".join(words(self.tokens)) if self.acronyms and not self.quoted
+                 else join_tokens(words(self.tokens)))
+        spellings = [first,
                      *(" ".join(words(a.split(" "))) for a in self.alternatives)]
         quoted = [f'"{b}"{star}' if " " in b or (self.quoted and n == 0) else b + star
                   for n, b in enumerate(spellings)]
