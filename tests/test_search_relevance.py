@@ -283,3 +283,15 @@ def test_only_a_written_out_umlaut_is_read_as_one(umlaut_library):
     assert umlaut_library.search("shoe align").notice == "no paper has shoe (searched without it)"
     assert umlaut_library.search("mueller").notice == "corrected mueller → Müller"
     assert umlaut_library.search("schoelkopf").notice == "corrected schoelkopf → Schölkopf"
+
+
+@pytest.mark.parametrize(("text", "mark"), [
+    ("recent data on shock-induced boundary-layer separation .", "."),  # Cranfield's way
+    ("tensor regression low rank. is:new", "."), ("is:new tensor regression low rank.", "."),
+    ("preference alignment -zebras.", ""), ("preference alignment -tag:zz.", ""),
+    ("how does it scale? -zebras", ""), ("how does it scale?", "?"),
+])
+def test_a_query_is_a_sentence_by_its_words_not_its_filters(text, mark):
+    from db.search.query import parse
+
+    assert parse(text).sentence == mark

@@ -270,13 +270,16 @@ def _add_term(state: _Parser, term: Term, i: int) -> None:
 
 
 def _sentence(state: _Parser, text: str) -> str:
-    """The mark ending ``text`` as a sentence (:attr:`Query.sentence`): read on the text up to
-    its last term, when that term is a word searched (not excluded): a filter or an exclusion
-    after the words ("… -zebras.") makes no sentence of them."""
+    """The mark ending ``text`` as a sentence (:attr:`Query.sentence`), when its last term is a
+    word searched: an exclusion after the words ("… -zebras.") makes no sentence of them, nor
+    does a mark on a filter ("… -tag:zz.")."""
     q = state.query
     if state.last_term_piece < 0 or not q.terms or q.terms[-1].negated:
         return ""
-    words = text[:state.pieces[state.last_term_piece].end()].rstrip()
+    # the text up to its last piece that is no filter: filters may stand anywhere ("… rank.
+    # is:new"), and punctuation after the last word ends a sentence ("… separation .")
+    end = max(p.end() for p in state.pieces if not _is_filter(p))
+    words = text[:end].rstrip()
     return words[-1] if is_sentence(words) else ""
 
 
