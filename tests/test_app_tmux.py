@@ -45,6 +45,9 @@ def test_type_mark_quit_and_the_mark_is_on_disk(tmp_path: Path, writes: str) -> 
             terminal.keys("wudi", literal=True)
             terminal.wait_for("1/1")
             terminal.keys("Enter")
+            # the table has the keyboard (its keys in the footer) before "t" is typed: sent
+            # at once, "⏎t" is one read, which in the search bar is a paste (test "one write")
+            terminal.wait_for("t to-read")
             terminal.keys("t")
         terminal.wait_for("» to-read 1", "WUDI-Merging  » to-read")
         terminal.keys("q")

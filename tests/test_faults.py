@@ -52,9 +52,14 @@ def test_interrupted_sync_exits_cleanly_and_keeps_the_index(tmp_path: Path, sign
                              "sync", "--force"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True,
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
-    time.sleep(1.0)  # well inside the forced sync of 6,000 abstracts (several seconds)
+    # once it has read its first seed file: well inside the forced sync of 6,000 abstracts
+    # (several seconds: 50 files read, then written in one transaction), however slow the
+    # machine is to start it
+    first = proc.stdout.readline()
+    assert "loaded" in first, first
     proc.send_signal(signum)
     out, err = proc.communicate(timeout=60)
+    out = first + out
     assert proc.returncode == 128 + signum, (out, err)  # 130 ctrl+c, 143 TERM, 129 HUP
     assert err.strip().splitlines()[-1] == "papertray: interrupted"
     assert "Traceback" not in err

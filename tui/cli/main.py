@@ -251,11 +251,25 @@ register_serve(cli)
 
 
 _signalled = [signal.SIGINT]
+#: the signals received: a KeyboardInterrupt raised while a finalizer runs (a connection given
+#: back by the garbage collector) is printed and dropped by Python, and the command would go on
+#: and exit 0; it is checked again when the command returns
+_received: list[signal.Signals] = []
 
 
 def _interrupt(signum: int, frame: object) -> None:
     _signalled[0] = signal.Signals(signum)
+    _received.append(_signalled[0])
     raise KeyboardInterrupt  # unwinds like ctrl+c: an open transaction rolls back
+
+
+def _stop_on_signals() -> None:
+    """SIGTERM, SIGHUP and SIGINT (unless it is ignored, as for a job started in the background)
+    stop the command as ctrl+c does, through :func:`_interrupt`."""
+    for signum in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signum, _interrupt)
+    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        signal.signal(signal.SIGINT, _interrupt)
 
 
 def main() -> None:
@@ -264,13 +278,14 @@ def main() -> None:
     SIGTERM and SIGHUP stop a command the way ctrl+c does (exit 130 after "interrupted"); a sync
     that is stopped rolls back, so the previous index stays whole.
     """
-    for signum in (signal.SIGTERM, signal.SIGHUP):
-        signal.signal(signum, _interrupt)
+    _stop_on_signals()
     for stream in (sys.stdout, sys.stderr):  # a terminal that cannot show "…" or "✓" gets "?"
         with contextlib.suppress(AttributeError, ValueError):
             stream.reconfigure(errors="replace")
     try:
         cli.main(prog_name="papertray", standalone_mode=False)
+        if _received:  # the interrupt was dropped where it struck: it still ends the command
+            raise KeyboardInterrupt
     except SystemExit:
         if type(sys.stdout).__name__ == "_PacifyFlushWrapper":
             sys.exit(0)  # click met a closed pipe (`papertray list | head`): that is success
