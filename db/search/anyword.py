@@ -77,34 +77,33 @@ def _split(counts: dict[str, int]) -> tuple[str, str | None]:
     return " OR ".join(rare), " OR ".join(common)
 
 
-def expression(conn: sqlite3.Connection, q: Query, by_word: bool = False) -> str:
-    """The FTS5 OR of every word (``by_word``: see :func:`expressions`)."""
-    rare, common = expressions(conn, q, by_word)
+def every(parts: tuple[str, str | None]) -> str:
+    """The FTS5 OR of every word, of the ``(rare, common)`` parts :func:`expressions` gives."""
+    rare, common = parts
     return f"{rare} OR {common}" if common else rare
 
 
-def count(conn: sqlite3.Connection, q: Query, filters: tuple[list[str], list],
-          by_word: bool = False) -> int:
-    """Papers with any of the words that the filters and exclusions keep (``by_word``: see
-    :func:`expressions`)."""
-    every = expression(conn, q, by_word)
+def count(conn: sqlite3.Connection, parts: tuple[str, str | None],
+          filters: tuple[list[str], list]) -> int:
+    """Papers with any of the words (``parts``, of :func:`expressions`) that the filters and
+    exclusions keep."""
     clauses, params = filters
     if not clauses:
         return conn.execute("SELECT count(*) FROM papers_fts WHERE papers_fts MATCH ?",
-                            (every,)).fetchone()[0]
+                            (every(parts),)).fetchone()[0]
     return conn.execute(
         "SELECT count(*) FROM (SELECT rowid FROM papers_fts WHERE papers_fts MATCH ?) hit "
-        f"{_JOINS} WHERE {' AND '.join(clauses)}", [every, *params]).fetchone()[0]
+        f"{_JOINS} WHERE {' AND '.join(clauses)}", [every(parts), *params]).fetchone()[0]
 
 
-def page(conn: sqlite3.Connection, q: Query, filters: tuple[list[str], list],
-         skip: list[int], limit: int, offset: int, by_word: bool = False) -> list:
+def page(conn: sqlite3.Connection, parts: tuple[str, str | None],
+         filters: tuple[list[str], list], skip: list[int], limit: int, offset: int) -> list:
     """Rows of :data:`~db.search.hits.HIT_COLUMNS` and ``-bm25`` (higher is better) of the
     papers with any of the words, after the filters and exclusions and without the rowids
     ``skip`` (papers already listed), best first, seed order on a tie: ``offset .. offset +
-    limit`` of that list (the module docstring gives its two parts; ``by_word``: see
-    :func:`expressions`)."""
-    rare, common = expressions(conn, q, by_word)
+    limit`` of that list (``parts``, of :func:`expressions`: the module docstring says how the
+    two are listed)."""
+    rare, common = parts
     rows = _part(conn, rare, filters, skip, limit, offset)
     if common is None or len(rows) == limit:
         return rows

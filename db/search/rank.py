@@ -66,32 +66,31 @@ def _partial(conn: sqlite3.Connection, q: Query, m: Matches, limit: int, offset:
     (:mod:`db.search.anyword`), scored below the first ones."""
     filters = m.filters
     head = [] if long else rerank.ranked(conn, q)[:rerank.PARTIAL_HEAD]
-    total = anyword.count(conn, q, filters, by_word=not long)
+    parts = anyword.expressions(conn, q, by_word=not long)
+    total = anyword.count(conn, parts, filters)
     if m.noted:
-        head, unmatched = _noted_first(conn, q, m.noted, head, by_word=not long)
+        head, unmatched = _noted_first(conn, anyword.every(parts), m.noted, head)
         total += len(_head_rows(conn, [(r, 0.0) for r in unmatched], filters)[0])
     first, shown = _head_rows(conn, head, filters)
     rows = [(*r[:-1], score) for r, score in first[offset:offset + limit]]
     if offset + limit > len(first):
         floor = first[-1][1] if first else None
-        rest = anyword.page(conn, q, filters, shown, offset + limit - max(offset, len(first)),
-                            max(0, offset - len(first)), by_word=not long)
+        rest = anyword.page(conn, parts, filters, shown,
+                            offset + limit - max(offset, len(first)), max(0, offset - len(first)))
         # below the re-ranked ones, in bm25 order: floor - 1/(1 + (-bm25))
         rows += [r if floor is None else (*r[:-1], floor - 1 / (1 + max(r[-1], 0.0)))
                  for r in rest]
     return total, rows
 
 
-def _noted_first(conn: sqlite3.Connection, q: Query, noted: list[str],
-                 head: list[tuple[int, float]], by_word: bool
-                 ) -> tuple[list[tuple[int, float]], list[int]]:
+def _noted_first(conn: sqlite3.Connection, every: str, noted: list[str],
+                 head: list[tuple[int, float]]) -> tuple[list[tuple[int, float]], list[int]]:
     """``head`` with the papers ``noted`` (ids) first, scored above it; and the rowids of
-    those that have none of the words (the note alone found them: counted on top of the
-    papers with any word)."""
+    those that have none of the words (FTS5 ``every``: the note alone found them, counted on
+    top of the papers with any word)."""
     rowids = [r[0] for r in conn.execute(
         f"SELECT rowid FROM papers WHERE id IN ({','.join('?' * len(noted))})", noted)]
     top = max((score for _, score in head), default=0.0) + 1.0
-    every = anyword.expression(conn, q, by_word)
     unmatched = [r for r in rowids if conn.execute(
         "SELECT 1 FROM papers_fts WHERE papers_fts MATCH ? AND rowid = ?",
         (every, r)).fetchone() is None]

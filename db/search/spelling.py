@@ -48,8 +48,9 @@ def correct(conn: sqlite3.Connection, q: Query, vocabulary
                and not in_a_note(conn, tok)]
     english = [(term, i, tok) for term, i, tok in unknown
                if is_english_word(tok) and not _umlaut(conn, tok)]
-    # (a word being typed that is a whole word, "evaluated", is found by its stem as well)
-    unknown = [u for u in unknown if u not in english or not _stem_found(conn, u[2])]
+    # an English word FTS5 finds by its stem is no unknown word ("guides": "guide"; the word
+    # being typed, "evaluated", too)
+    unknown = [u for u in unknown if u not in english or not phrase_papers(conn, u[2], False, 1)]
     # (an English word the abstracts write in two, "multitask" for "multi-task", is corrected)
     real = [u for u in english if u in unknown and not u[0].prefix
             and not _compound(conn, vocabulary(), u[2], False, 0)]
@@ -64,12 +65,6 @@ def correct(conn: sqlite3.Connection, q: Query, vocabulary
         at = [i for t, i, _ in unknown if t is term]
         corrections += _correct_term(conn, term, at, vocabulary)
     return corrections, list(dict.fromkeys(absent))
-
-
-def _stem_found(conn: sqlite3.Connection, tok: str) -> bool:
-    """Whether some paper has ``tok`` by its stem (FTS5 stems: "guides" finds "guide")."""
-    return conn.execute("SELECT 1 FROM papers_fts WHERE papers_fts MATCH ? LIMIT 1",
-                        (f'"{tok}"',)).fetchone() is not None
 
 
 _UMLAUT_RE = re.compile(r"([aou])e")
