@@ -30,7 +30,6 @@ import math
 import re
 import sqlite3
 from dataclasses import dataclass
-from itertools import compress, count
 
 from db.index.schema import BM25_WEIGHTS
 from db.search.highlight import stem
@@ -53,7 +52,8 @@ CANDIDATES = 200  # papers re-ranked; the known item is among the first 200 by r
 # often in the first 3 re-ranking 50 as 200 (bench/recall.py, seeds 1-3), for a quarter of
 # the time (87k papers, a 3-word query with 200 hits: 6 ms instead of 20)
 RERANK_HEAD = 50
-CANDIDATE_ROWS = 20_000  # papers the candidate words may be in together: ~10 ms to count
+CANDIDATE_ROWS = 20_000  # papers the candidate words may be in together
+RARE_ROWS = 3_000  # papers of the rarest candidate words, read whole (1,000 lost 9 of 1,000 titles)
 HEAD_WEIGHT = 8.0  # a word in the name or title counts as 8 in the abstract (BM25_WEIGHTS)
 EARLY_WORDS, EARLY_WEIGHT = 80, 0.1  # an abstract's first sentences restate its title
 K1, B = 1.2, 0.75  # bm25's usual constants, as FTS5 uses them
@@ -173,8 +173,13 @@ def ranked(conn: sqlite3.Connection, q: Query, expression: str | None = None,
 def _rare_word_candidates(conn: sqlite3.Connection, found: list[Slot]) -> list[int]:
     """Rowids of at most :data:`CANDIDATES` papers with the most (idf-weighted) of the query's
     rarest words: those (at least 2) that together are in at most :data:`CANDIDATE_ROWS`
-    papers. Reading a word's list of papers costs little; scoring bm25 over all of them
-    would cost more than everything else together."""
+    papers. Scoring bm25 over all of those papers would cost more than everything else together.
+
+    Every paper of the rarest of them (at least one word, in at most :data:`RARE_ROWS` papers
+    together) is counted; a commoner word is counted only in those papers (FTS5 skips through
+    its list to them), and the papers with every commoner word but none of the rarest are
+    candidates too. Reading the commoner words' lists whole made the same candidates for 1,000
+    known-item titles at 87k papers in 2-3 times the time (bench/recall.py)."""
     rows = 0
     chosen: dict[str, float] = {}
     for s in sorted((s for s in found if s.df), key=lambda s: s.df):
@@ -185,11 +190,26 @@ def _rare_word_candidates(conn: sqlite3.Connection, found: list[Slot]) -> list[i
             rows += s.df
     if not chosen:
         return []
+    df = {s.fts: s.df for s in found}
+    rare: list[str] = []
+    rows = 0
+    for fts in chosen:
+        if rare and rows + df[fts] > RARE_ROWS:
+            break
+        rare.append(fts)
+        rows += df[fts]
+    common = [fts for fts in chosen if fts not in rare]
+    any_rare = f"({' OR '.join(rare)})"
+    parts = [(chosen[fts], fts) for fts in rare]
+    parts += [(chosen[fts], f"{fts} AND {any_rare}") for fts in common]
+    if len(common) > 1:
+        parts.append((sum(chosen[fts] for fts in common),
+                      f"({' AND '.join(common)}) NOT {any_rare}"))
     each = " UNION ALL ".join(
-        ["SELECT rowid, ? AS w FROM papers_fts WHERE papers_fts MATCH ?"] * len(chosen))
+        ["SELECT rowid, ? AS w FROM papers_fts WHERE papers_fts MATCH ?"] * len(parts))
     return [r[0] for r in conn.execute(
         f"SELECT rowid FROM ({each}) GROUP BY rowid ORDER BY sum(w) DESC LIMIT {CANDIDATES}",
-        [v for fts, idf in chosen.items() for v in (idf, fts)])]
+        [v for part in parts for v in part])]
 
 
 _WORD_RE = re.compile(r"[^\W_]+")
@@ -221,14 +241,14 @@ class _Matcher:
         #: of the text last given to positions(): its words that may match a slot (they start
         #: as a stem or prefix does) or are acronyms, at least
         self.words: set[str] = set()
-        # In ASCII text (its words folded and joined by single spaces) those words are found
-        # by one pattern: " " and a start of 3 letters, or a whole shorter start or acronym.
+        # The words that may match are found by one pattern over the text's folded words joined
+        # by single spaces: " " and a start of 3 letters, or a whole shorter start or acronym.
         # Every other word is neither hashed nor looked at (an abstract of ~180 words: ~20 µs
         # instead of ~35).
-        long = sorted(w for w in self.starts if len(w) == 3 and w.isascii())
-        whole = sorted({*(w for w in self.starts if len(w) < 3 and w.isascii()),
-                        *self.acronyms}, key=lambda w: (-len(w), w))
-        either = [f"(?:{'|'.join(map(re.escape, long))})[a-z0-9]*"] if long else []
+        long = sorted(w for w in self.starts if len(w) == 3)
+        whole = sorted({*(w for w in self.starts if len(w) < 3), *self.acronyms},
+                       key=lambda w: (-len(w), w))
+        either = [f"(?:{'|'.join(map(re.escape, long))})[^\\W_]*"] if long else []
         if whole:
             either.append(f"(?:{'|'.join(map(re.escape, whole))})(?= )")
         self._candidate = re.compile(f" ({'|'.join(either)})") if either else None
@@ -260,15 +280,6 @@ class _Matcher:
         of words."""
         out: list[list[int]] = [[] for _ in self.found]
         words = _words(text)
-        if not text.isascii():
-            self.words = set(words)
-            hits = {w for w in self.words if self._slots(w)}
-            if hits:
-                # the positions of the few matching words are picked out in C (compress)
-                for pos in compress(count(), map(hits.__contains__, words)):
-                    for i in self.slots_of[words[pos]]:
-                        out[i].append(pos)
-            return out, len(words)
         self.words = set()
         if self._candidate is None or not words:
             return out, len(words)
