@@ -1,11 +1,14 @@
 """Search latency by query length, in process, on a library already synced.
 
     python bench/latency.py SEEDS DATA_DIR [--words 4,8,30] [--queries 200] [--seed 1]
+                            [--sort relevance]
 
 For each length it takes ``--queries`` runs of that many words from the library's own
 abstracts (a random paper, a random place in its abstract: text that reads like a question or a
 description of a paper, with its function words) and times ``Library.search`` (first page of 60
-hits) over each, after 10 warm-up searches. It prints p50/p95/max in ms per length.
+hits, in the ``--sort`` order) over each, after 10 warm-up searches. Length 0 is the empty query
+(every paper), a page at a random place of the list each time. It prints p50/p95/max in ms per
+length.
 """
 
 from __future__ import annotations
@@ -55,20 +58,25 @@ def main() -> None:
     ap.add_argument("--words", default="4,8,30", help="comma-separated query lengths")
     ap.add_argument("--queries", type=int, default=200)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--sort", default="relevance", help="the order (db.models.SORTS)")
     args = ap.parse_args()
     lib = Library([args.seeds], args.data)
     lib.sync()
     try:
         print("| words | queries | p50 ms | p95 ms | max ms |")
         print("|---:|---:|---:|---:|---:|")
+        papers = lib.search("", limit=0).total
+        rng = random.Random(args.seed)
         for words in (int(w) for w in args.words.split(",")):
-            queries = passages(args.data / "index.sqlite", words, args.queries, args.seed)
+            queries = (passages(args.data / "index.sqlite", words, args.queries, args.seed)
+                       if words else [""] * args.queries)
+            offsets = [rng.randrange(max(1, papers - 60)) if not words else 0 for _ in queries]
             for text in queries[:10]:
-                lib.search(text, limit=60)
+                lib.search(text, limit=60, sort=args.sort)
             times = []
-            for text in queries:
+            for text, offset in zip(queries, offsets, strict=True):
                 start = time.perf_counter()
-                lib.search(text, limit=60)
+                lib.search(text, limit=60, offset=offset, sort=args.sort)
                 times.append((time.perf_counter() - start) * 1e3)
             print(f"| {words} | {len(times)} | {statistics.median(times):.1f} | "
                   f"{percentile(times, 0.95):.1f} | {max(times):.1f} |")

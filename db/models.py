@@ -10,6 +10,11 @@ from db.errors import LibraryError as LibraryError  # the records and their erro
 #: The statuses a paper can have. ``new`` means "no mark row"; only the other two are stored.
 STATUSES = ("new", "to-read", "read")
 
+#: The orders a search's hits can be listed in (db.search.order): relevance (best first; a query
+#: of filters alone lists seed order), seed order, name (the title, else the name; A to Z),
+#: year (newest first), status (new first) and when marked (the latest first).
+SORTS = ("relevance", "seed", "name", "year", "status", "marked")
+
 #: Characters of the id shown to people (like git's short hashes). Prefixes are accepted as input.
 SHORT_ID_LEN = 8
 
@@ -110,7 +115,7 @@ class SearchResult:
     after corrections and relaxations; ``notice`` is a one-line explanation when the query was
     changed, or "" when it ran as typed. ``terms`` are the folded words to highlight in
     abstracts (``word*``: any word starting with it), found by
-    :func:`db.search.highlight.match_spans`.
+    :func:`db.search.highlight.match_spans`. ``sort`` is the order of the hits (:data:`SORTS`).
     """
 
     query: str
@@ -119,6 +124,7 @@ class SearchResult:
     total: int
     hits: list[Hit]
     terms: tuple[str, ...] = ()
+    sort: str = "relevance"
 
     def to_json(self) -> dict:
         return {
@@ -126,6 +132,7 @@ class SearchResult:
             "effective_query": self.effective_query,
             "notice": self.notice,
             "total": self.total,
+            "sort": self.sort,
             "hits": [h.to_json() for h in self.hits],
         }
 

@@ -314,5 +314,5 @@ async def test_settings_that_cannot_be_written_are_said_not_remembered_once(
         await pilot.press("L", "L", "3")  # two layouts and a filter: three settings not written
         await settle(pilot)
     assert [n for n in notes if "remembered" in n] == [
-        f"the filter, theme and layout are not remembered: {data / 'settings.json'} cannot be "
-        "written"]
+        f"the filter, sort, theme and layout are not remembered: {data / 'settings.json'} "
+        "cannot be written"]

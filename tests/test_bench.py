@@ -69,3 +69,16 @@ def test_the_relevance_benchmark_scores_both_searches(tmp_path: Path) -> None:
     assert figures["FTS5 bm25"]["Recall@100"] == 1.0
     assert 0.5 < figures["papertray"]["Recall@100"] <= 1.0
     assert 0 < figures["p50 ms"] <= figures["p95 ms"]
+
+
+def test_the_latency_benchmark_times_each_length_in_a_sort_order(tmp_path: Path) -> None:
+    from tests.db_support import copy_seeds
+
+    seeds = copy_seeds(tmp_path / "seeds")
+    out = subprocess.run([sys.executable, str(REPO / "bench" / "latency.py"), str(seeds),
+                          str(tmp_path / "data"), "--words", "0,3", "--queries", "12",
+                          "--sort", "name"],
+                         capture_output=True, text=True, timeout=120, check=True).stdout
+    rows = [line.split("|")[1:-1] for line in out.splitlines()[2:]]
+    assert [(int(r[0]), int(r[1])) for r in rows] == [(0, 12), (3, 12)]
+    assert all(0 < float(r[2]) <= float(r[3]) <= float(r[4]) for r in rows)

@@ -12,7 +12,7 @@ from tests.db_support import FILE_A, FILE_B, QUERIES
 
 HIT_KEYS = {"id", "short_id", "name", "title", "headline", "status", "score", "collection",
             "code_url", "sources", "tags"}
-RESULT_KEYS = {"query", "effective_query", "notice", "total", "hits"}
+RESULT_KEYS = {"query", "effective_query", "notice", "total", "sort", "hits"}
 # the issue's keys, and "notices" (docs/cli.md documents it: e.g. "the index was damaged ...")
 SYNC_KEYS = {"papers", "added", "removed", "changed", "reattached", "orphans", "seconds", "files",
              "notices"}
@@ -356,10 +356,10 @@ def test_the_commands_are_the_issues():
     options = {name: sorted(p.name for p in cli.commands[name].params
                             if isinstance(p, click.Option)) for name in issue}
     assert options == {
-        "list": ["as_json", "limit", "offset", "status"],
+        "list": ["as_json", "limit", "offset", "sort", "status"],
         "mark": ["as_json", "status", "status", "status"],
         "orphans": ["as_json"],
-        "search": ["as_json", "limit", "offset", "snippet", "status"],
+        "search": ["as_json", "limit", "offset", "snippet", "sort", "status"],
         "show": ["as_json"],
         "stats": ["as_json"],
         "sync": ["as_json", "force"],

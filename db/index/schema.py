@@ -20,7 +20,7 @@ from db.store.sqlite import connect, use_wal
 
 #: The format of the index; bump it when its tables change or what they hold: an index of
 #: another format is emptied and built again from the seeds (:func:`open_index`).
-INDEX_VERSION = 13
+INDEX_VERSION = 14
 #: Bytes per page of the index. An abstract row is ~1.3 kB: 4 kB pages left a fifth of each
 #: ``papers`` page empty (10,000 abstracts: 3.1 of 16.5 MiB, dbstat), 16 kB pages a twentieth.
 INDEX_PAGE_SIZE = 16384
@@ -49,6 +49,12 @@ BULK_INDEXES = {
         "CREATE INDEX IF NOT EXISTS papers_seed_order ON papers(first_file, first_pos)",
     "papers_collection":  # Library.collections
         "CREATE INDEX IF NOT EXISTS papers_collection ON papers(collection)",
+    # the sort orders by name and by year (db.search.order): a page in the order of an index
+    "papers_name_order":
+        "CREATE INDEX IF NOT EXISTS papers_name_order ON papers(coalesce(title, name) IS NULL, "
+        "coalesce(title, name) COLLATE NOCASE, first_file, first_pos)",
+    "papers_year_order":
+        "CREATE INDEX IF NOT EXISTS papers_year_order ON papers(year DESC, first_file, first_pos)",
     "sources_paper": "CREATE INDEX IF NOT EXISTS sources_paper ON sources(paper_id)",
 }
 
@@ -79,7 +85,7 @@ CREATE TABLE IF NOT EXISTS papers (
     first_file TEXT NOT NULL DEFAULT '',
     first_pos INTEGER NOT NULL DEFAULT 0
 );
-{";".join(BULK_INDEXES[k] for k in ("papers_id", "papers_seed_order", "papers_collection"))};
+{";".join(v for k, v in BULK_INDEXES.items() if k.startswith("papers_"))};
 CREATE TABLE IF NOT EXISTS sources (
     file TEXT NOT NULL, position INTEGER NOT NULL, paper_id TEXT NOT NULL,
     meta TEXT,                      -- JSON of a structured seed's record's fields, or NULL

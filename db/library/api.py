@@ -20,7 +20,7 @@ from db.library.recovery import recovering
 from db.marks import history, refind, statuses
 from db.marks import notes as notes_db
 from db.marks.backup import maybe_backup
-from db.models import STATUSES, LibraryError, MarkChange, Paper, SearchResult, SyncReport
+from db.models import SORTS, STATUSES, LibraryError, MarkChange, Paper, SearchResult, SyncReport
 from db.seeds.discover import default_seed_paths, discover
 from db.store.paths import DataPaths, writing
 
@@ -76,7 +76,6 @@ class Library:
         marks = self._marks()  # open now, so that a bad data dir fails here and not in a worker
         #: the backup made on opening (at most every few hours), or None
         self.opening_backup = maybe_backup(marks, self.paths.marks)
-
 
     def _index(self) -> sqlite3.Connection:
         return self._db.index()
@@ -151,16 +150,20 @@ class Library:
     # -- reading -------------------------------------------------------------------------
     @recovering
     def search(self, query: str = "", status: str | None = None, limit: int = DEFAULT_LIMIT,
-               offset: int = 0, typing: bool = False) -> SearchResult:
+               offset: int = 0, typing: bool = False, sort: str = "relevance") -> SearchResult:
         """Hits for ``query`` (the query language of docs/search.md), best first, one page.
 
         Returns at most ``limit`` hits after skipping ``offset``; ``total`` counts them all. An
         empty query lists every paper in seed order. ``status`` (new/to-read/read) filters.
-        ``typing`` makes the last word a prefix. ``like:ID`` and ``like:to-read`` (the whole
-        query) give :meth:`similar` and :meth:`like_to_read`. Never raises on query text.
+        ``typing`` makes the last word a prefix. ``sort`` lists the same hits in another order
+        of :data:`~db.models.SORTS`. ``like:ID`` and ``like:to-read`` (the whole query) give
+        :meth:`similar` and :meth:`like_to_read`, by likeness. Never raises on query text;
+        raises :class:`LibraryError` for an unknown status or sort.
         """
         if status not in (None, "all", *STATUSES):
             raise LibraryError(f"unknown status {status!r}: use new, to-read or read")
+        if sort not in SORTS:
+            raise LibraryError(f"unknown sort {sort!r}: use {', '.join(SORTS)}")
         limit = max(0, min(int(limit), 10_000))
         offset = min(max(0, int(offset)), 2**62)  # SQLite integers are 64-bit
         target = _similar().like_target(query)
@@ -172,7 +175,7 @@ class Library:
             except LibraryError as exc:
                 return SearchResult(query, query, str(exc), 0, [])
         return recovery.checked_search(self, query, lambda: _search().run(
-            self._index(), query, status, limit, offset, self._vocab, typing=typing))
+            self._index(), query, status, limit, offset, self._vocab, typing=typing, sort=sort))
 
     @recovering
     def similar(self, paper_id: str, status: str | None = None, limit: int = DEFAULT_LIMIT,
@@ -195,14 +198,9 @@ class Library:
                                        max(0, int(offset)))
     def snippets(self, ids: Sequence[str], terms: Sequence[str],
                  marks: tuple[str, str] = ("**", "**")) -> dict[str, str]:
-        """One line of each paper's abstract (rendered plain) around its matches of ``terms``
-        (:attr:`SearchResult.terms`), each match wrapped in ``marks``; see
-        :func:`db.search.highlight.snippet`. Unknown ids are left out."""
-        from db.search.highlight import snippet
-        from db.seeds.render import render_plain
-
-        return {pid: snippet(render_plain(abstract), terms, marks)
-                for pid, abstract in _hits().abstracts(self._index(), ids).items()}
+        """One line of each paper's abstract around its matches of ``terms``: see
+        :func:`db.search.hits.snippets`."""
+        return _hits().snippets(self._index(), ids, terms, marks)
 
     def _vocab(self) -> Vocabulary:
         if self._vocabulary is None:

@@ -8,7 +8,9 @@ import json
 import sqlite3
 
 from db.models import Hit, Paper, SearchResult, Source
+from db.search.highlight import snippet
 from db.search.query import Query
+from db.seeds.render import render_plain
 
 #: What :func:`_hits` needs of a paper (``p``, its mark ``k``), before the score: the paper's
 #: first source and whether it has others come with it (see ``multi_sources``).
@@ -67,6 +69,15 @@ def abstracts(conn: sqlite3.Connection, ids) -> dict[str, str]:
                              f"({','.join('?' * len(ids))})", ids)) if ids else {}
 
 
+def snippets(conn: sqlite3.Connection, ids, terms: list[str] | tuple[str, ...],
+             marks: tuple[str, str]) -> dict[str, str]:
+    """``{id: snippet}``: one line of each paper's abstract (rendered plain) around its matches
+    of ``terms`` (:attr:`~db.models.SearchResult.terms`), each match wrapped in ``marks``; see
+    :func:`db.search.highlight.snippet`. Unknown ids are left out."""
+    return {pid: snippet(render_plain(abstract), terms, marks)
+            for pid, abstract in abstracts(conn, ids).items()}
+
+
 def paper_row_sql() -> str:
     """The columns :func:`paper_from_row` expects, in order."""
     return (f"SELECT {HIT_COLUMNS}, 0.0, coalesce(p.abstract_source, p.abstract), p.abstract, "
@@ -87,17 +98,17 @@ def paper_from_row(conn: sqlite3.Connection, row) -> dict:
 
 
 def result(conn: sqlite3.Connection, text: str, q: Query, total: int, rows: list,
-           notices: list[str]) -> SearchResult:
+           notices: list[str], sort: str = "relevance") -> SearchResult:
     """The :class:`SearchResult` of ``q`` (typed as ``text``): ``rows`` of :data:`HIT_COLUMNS`
-    and a score as hits, ``notices`` joined in one line, and the terms to highlight (every
-    spelling searched; ``word*`` for the word being typed)."""
+    and a score as hits in ``sort`` order, ``notices`` joined in one line, and the terms to
+    highlight (every spelling searched; ``word*`` for the word being typed)."""
     terms = tuple(dict.fromkeys(
         tok + ("*" if t.prefix and i == len(spelt) - 1 else "")
         for t in q.positive
         for spelt in (t.tokens, *(a.split() for a in (*t.alternatives, *t.acronyms)))
         for i, tok in enumerate((*spelt, *t.variants, *t.completions))))
     return SearchResult(text, q.describe(), "; ".join(filter(None, notices)), total,
-                        hits(conn, rows), terms)
+                        hits(conn, rows), terms, sort)
 
 
 def whole_papers(conn: sqlite3.Connection, ids: list[str]) -> list[Paper]:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import sqlite3
 
-from db.search import anyword, rerank
+from db.search import anyword, order, rerank
 from db.search.hits import HIT_COLUMNS
 from db.search.match import MATCHED, Matches
 from db.search.query import Query
@@ -22,17 +22,24 @@ from db.search.query import Query
 _JOINS = "FROM papers p LEFT JOIN m.marks k ON k.paper_id = p.id"
 
 
-def rank(conn: sqlite3.Connection, q: Query, m: Matches, limit: int,
-         offset: int) -> tuple[int, list, str]:
-    """``(total, rows, notice)``: the papers ``m`` found, best first; rows of
+def rank(conn: sqlite3.Connection, q: Query, m: Matches, limit: int, offset: int,
+         sort: str = "relevance") -> tuple[int, list, str]:
+    """``(total, rows, notice)``: the papers ``m`` found, best first (or in another of
+    :data:`~db.models.SORTS`: :mod:`db.search.order`); rows of
     :data:`~db.search.hits.HIT_COLUMNS` and a score (higher is better) for the page ``offset``
-    .. ``offset + limit``; ``notice`` says when partial matches were ranked ("" otherwise)."""
+    .. ``offset + limit``; ``notice`` says when partial matches are listed ("" otherwise)."""
     if m.expression is None:  # filters alone: every paper they keep, in seed order
-        return (*_listed(conn, m.filters, limit, offset), "")
+        return (*order.page(conn, None, m.filters, sort, limit, offset), "")
     # distinct words, words joined by OR counting as one: "a a a" is one word, "a OR b OR c" one
     words = len({t.or_group or t.fts() for t in q.positive})
     long = words > rerank.TITLE_WORDS or (bool(q.sentence) and words > rerank.SENTENCE_WORDS)
-    if words > 1 and (long or m.having_all < rerank.handful(conn)):
+    partial = words > 1 and (long or m.having_all < rerank.handful(conn))
+    if sort != "relevance":
+        any_word = (anyword.every(anyword.expressions(conn, q, by_word=not long)) if partial
+                    else None)
+        total, rows = _sorted(conn, m, any_word, sort, limit, offset)
+        return total, rows, _partial_notice(words, m.having_all, long, "") if partial else ""
+    if partial:
         total, rows = _partial(conn, q, m, limit, offset, long)
         return total, rows, _partial_notice(words, m.having_all, long) if total else ""
     if m.noted:
@@ -47,14 +54,27 @@ def rank(conn: sqlite3.Connection, q: Query, m: Matches, limit: int,
     return (*_general(conn, m, limit, offset), "")
 
 
-def _partial_notice(words: int, having_all: int, long: bool) -> str:
+def _partial_notice(words: int, having_all: int, long: bool, best: str = "best ") -> str:
     if not having_all:
         have = "no paper has"
     elif having_all < rerank.HANDFUL or not long:
         have = f"only {having_all} paper{'s have' if having_all > 1 else ' has'}"
     else:  # a long query lists partial matches however many papers have every word
         have = f"{having_all:,} papers have"
-    return f"{have} all {words} words; showing best partial matches"
+    return f"{have} all {words} words; showing {best}partial matches"
+
+
+def _sorted(conn: sqlite3.Connection, m: Matches, any_word: str | None, sort: str,
+            limit: int, offset: int) -> tuple[int, list]:
+    """``(total, rows)``: the papers the relevance order lists, in ``sort`` order: those with
+    every word (``m.expression``), or with any (``any_word``, when partial matches are
+    listed), and those whose note has the words."""
+    within = "p.rowid IN (SELECT rowid FROM papers_fts WHERE papers_fts MATCH ?)"
+    params: list = [any_word or m.expression]
+    if m.noted:
+        within = f"({within} OR p.id IN ({','.join('?' * len(m.noted))}))"
+        params += m.noted
+    return order.page(conn, (within, params), m.filters, sort, limit, offset)
 
 
 def _partial(conn: sqlite3.Connection, q: Query, m: Matches, limit: int, offset: int,
@@ -120,18 +140,6 @@ def _reranked(conn: sqlite3.Connection, q: Query, expression: str,
     filters and exclusions: they only ever remove papers from its list."""
     first, _ = _head_rows(conn, rerank.ranked(conn, q, expression, matches), filters)
     return len(first), [(*r[:-1], score) for r, score in first[offset:offset + limit]]
-
-
-def _listed(conn: sqlite3.Connection, filters: tuple[list[str], list], limit: int,
-            offset: int) -> tuple[int, list]:
-    """``(total, rows)``: every paper the filters keep, in seed order."""
-    clauses, params = filters
-    where = (" WHERE " + " AND ".join(clauses)) if clauses else ""
-    total = conn.execute(f"SELECT count(*) {_JOINS}{where}", params).fetchone()[0]
-    rows = conn.execute(
-        f"SELECT {HIT_COLUMNS}, 0.0 {_JOINS}{where} ORDER BY p.first_file, p.first_pos "
-        "LIMIT ? OFFSET ?", [*params, limit, offset]).fetchall()
-    return total, rows
 
 
 def _general(conn: sqlite3.Connection, m: Matches, limit: int,

@@ -30,11 +30,12 @@ from db.search.spelling import Vocabulary
 
 
 def run(conn: sqlite3.Connection, text: str, status: str | None, limit: int, offset: int,
-        vocabulary: Callable[[], Vocabulary], typing: bool = False) -> SearchResult:
+        vocabulary: Callable[[], Vocabulary], typing: bool = False,
+        sort: str = "relevance") -> SearchResult:
     """Search; see :meth:`db.Library.search`. ``vocabulary()`` returns the index's
     :class:`~db.search.spelling.Vocabulary` (loaded once, when a word needs correcting)."""
     q = parse(text, typing=typing, status=status)
     notices = [*q.notices, *rewrite(conn, q, vocabulary, text), *expand(conn, q)]
     matches = match(conn, q, limit + offset)
-    total, rows, notice = rank(conn, q, matches, limit, offset)
-    return result(conn, text, q, total, rows, [*notices, notice])
+    total, rows, notice = rank(conn, q, matches, limit, offset, sort)
+    return result(conn, text, q, total, rows, [*notices, notice], sort)

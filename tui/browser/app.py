@@ -30,7 +30,12 @@ from textual.worker import Worker, WorkerState
 from db.store.paths import DataPaths, write_privately
 from db.text import one_line
 from tui.browser.ascii import NoColour, install_scroll_bars, key_name, without_colour
-from tui.browser.commands import AsciiCommandPalette, TriageCommands, TriagePalette
+from tui.browser.commands import (
+    AsciiCommandPalette,
+    SortCommands,
+    TriageCommands,
+    TriagePalette,
+)
 from tui.browser.display import said
 from tui.browser.frames import FramesApp
 from tui.browser.keys import KeysApp
@@ -69,7 +74,7 @@ class PapertrayApp(ReaderTools, LibraryWorkers, MarkingApp, SyncingApp, Searchin
     CSS_PATH = "papertray.tcss"
     TITLE = "papertray"
     HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [(0, "-narrow"), (WIDE_AT, "-wide")]
-    COMMANDS = App.COMMANDS | {TriageCommands}
+    COMMANDS = App.COMMANDS | {TriageCommands, SortCommands}
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("question_mark,f1", "show_help", "help", id="app.help",
@@ -103,6 +108,9 @@ class PapertrayApp(ReaderTools, LibraryWorkers, MarkingApp, SyncingApp, Searchin
                 tooltip="Show only to-read papers"),
         Binding("4", "filter('read')", "read", show=False, id="app.filter-read",
                 tooltip="Show only read papers"),
+        Binding("O", "sort", "sort", show=False, id="app.sort",
+                tooltip="Sort the papers: relevance, seed order, name, year, status (new "
+                        "first), latest marked; the next order at each press"),
         Binding("space", "scroll_abstract('page')", "scroll", show=False, id="app.scroll-page",
                 tooltip="Scroll the abstract down a page"),
         Binding("J", "scroll_abstract('down')", "scroll down", show=False, id="app.scroll-down",

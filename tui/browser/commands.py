@@ -1,4 +1,5 @@
-"""Command palette (ctrl+p) entries for triage: marks, filters, undo, search, help.
+"""Command palette (ctrl+p) entries for triage: marks, filters, undo, search, help, and one
+entry per sort order.
 
 Generated from the app's own ``BINDINGS`` (each has an id and a tooltip), so the palette, the
 footer and the help screen can never disagree about what a key does.
@@ -25,6 +26,7 @@ from textual.command import (
 from textual.widgets import Input
 from textual.worker import Worker
 
+from db.models import SORTS
 from tui.browser.closing import ClosesOnce
 from tui.browser.messages import KeysWelcome
 
@@ -117,3 +119,30 @@ class TriageCommands(Provider):
             if score > 0:
                 yield Hit(score, matcher.highlight(name), self._run(action), text=name,
                           help=help_text)
+
+
+#: The palette's name of each sort order (db.models.SORTS).
+SORT_NAMES = {"relevance": "relevance (best first)", "seed": "seed order", "name": "name (A to Z)",
+              "year": "year (newest first)", "status": "status (new first)",
+              "marked": "latest marked first"}
+
+
+class SortCommands(Provider):
+    """"Sort: name (A to Z)" and the like: the palette picks a sort order by name, where the
+    sort key goes round them."""
+
+    def _commands(self) -> Iterator[tuple[str, str]]:
+        for order in SORTS:
+            yield f"Sort: {SORT_NAMES[order]}", f"sort('{order}')"
+
+    async def discover(self) -> Hits:
+        for name, action in self._commands():
+            yield DiscoveryHit(name, partial(self.app.run_action, action))
+
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query)
+        for name, action in self._commands():
+            score = matcher.match(name)
+            if score > 0:
+                yield Hit(score, matcher.highlight(name), partial(self.app.run_action, action),
+                          text=name)

@@ -58,7 +58,7 @@ class ReaderTools:
 
     # -- settings ----------------------------------------------------------------------------
     def _restore_settings(self) -> None:
-        """Apply the remembered filter, theme and layout (before the first search)."""
+        """Apply the remembered filter, sort, theme and layout (before the first search)."""
         settings, notice = Settings.load(self.settings_file)
         if notice:
             self.notify(notice, severity="warning", markup=False, timeout=8)
@@ -66,17 +66,18 @@ class ReaderTools:
             self.theme = settings.theme
         self.status_filter = settings.filter
         self.header.status_filter = settings.filter
+        self.sort_by = self.header.sort_by = settings.sort
         self._apply_layout(settings.layout)
         self.theme_changed_signal.subscribe(self, lambda _theme: self._save_settings())
 
     def _save_settings(self) -> None:
-        """Remember the filter, theme and layout; when the settings file cannot be written, say
-        so (once) rather than let them seem remembered."""
-        saved = Settings(self.status_filter, self.theme, self.layout_choice).save(
-            self.settings_file)
+        """Remember the filter, sort, theme and layout; when the settings file cannot be
+        written, say so (once) rather than let them seem remembered."""
+        saved = Settings(self.status_filter, self.theme, self.layout_choice,
+                         self.sort_by).save(self.settings_file)
         if not saved and not self._settings_unsaved_said:
             self._settings_unsaved_said = True
-            self.notify(f"the filter, theme and layout are not remembered: "
+            self.notify(f"the filter, sort, theme and layout are not remembered: "
                         f"{one_line(str(self.settings_file))} cannot be written",
                         severity="warning", markup=False, timeout=8)
 

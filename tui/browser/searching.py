@@ -14,12 +14,13 @@ from textual import on
 from textual.timer import Timer
 from textual.widgets import DataTable
 
-from db.models import Paper, SearchResult
+from db.models import SORTS, Paper, SearchResult
 from db.text import one_line
 from tui.browser.base import BrowserBase
 from tui.browser.display import said
 from tui.browser.messages import Follow, NoNewPaper, PageLoaded, PaperLoaded, while_running
 from tui.browser.widgets import ResultsPane, ResultsTable, SearchBar
+from tui.browser.workers import Listing
 
 
 class SearchingApp(BrowserBase):
@@ -35,6 +36,8 @@ class SearchingApp(BrowserBase):
     def _init_search(self) -> None:
         self.status_filter = "all"
         """The status filter: all, new, to-read or read."""
+        self.sort_by = "relevance"
+        """The order of the hits: one of :data:`db.models.SORTS`."""
         self._query = ""  # the query of the newest request (or of the armed timer)
         self._request = 0  # number of the newest search request; older answers are dropped
         self._applied = 0  # number of the answer the table shows
@@ -56,6 +59,11 @@ class SearchingApp(BrowserBase):
         if self._result is None or self._search_pending:
             return None
         return self._query, self.status_filter
+
+    @property
+    def listing(self) -> Listing:
+        """The status filter and sort order the table lists the query's hits in."""
+        return Listing(self.status_filter, self.sort_by)
 
     @property
     def paper_shown(self) -> str | None:
@@ -99,7 +107,7 @@ class SearchingApp(BrowserBase):
             return
         self._request += 1
         self._sent = self._request
-        self.load_page(self._request, self._query, self.status_filter, offset, focus, fallback)
+        self.load_page(self._request, self._query, self.listing, offset, focus, fallback)
 
     @on(ResultsTable.PageWanted)
     def _page_wanted(self, message: ResultsTable.PageWanted) -> None:
@@ -107,7 +115,7 @@ class SearchingApp(BrowserBase):
             return  # a newer search is coming; it replaces the window anyway
         self._request += 1
         self._sent = self._request
-        self.load_page(self._request, self._query, self.status_filter, message.offset,
+        self.load_page(self._request, self._query, self.listing, message.offset,
                        message.focus)
 
     @on(PageLoaded)
@@ -180,6 +188,15 @@ class SearchingApp(BrowserBase):
         self._save_settings()
         self._search(focus=self.table.current_id)
 
+    def action_sort(self, order: str = "") -> None:
+        """List the hits in ``order`` (one of :data:`db.models.SORTS`); "" takes the next
+        order, after the last the first."""
+        if order not in SORTS:
+            order = SORTS[(SORTS.index(self.sort_by) + 1) % len(SORTS)]
+        self.sort_by = self.header.sort_by = order
+        self._save_settings()
+        self._search(focus=self.table.current_id)
+
     def action_next_new(self, step: int) -> None:
         """Go to the next (``step`` 1) or previous (-1) new paper, loading other windows."""
         table = self.table
@@ -193,7 +210,7 @@ class SearchingApp(BrowserBase):
         elif not self._search_pending:
             self._request += 1
             self._sent = self._request
-            self.find_new(self._request, self._query, self.status_filter, start, step)
+            self.find_new(self._request, self._query, self.listing, start, step)
 
     # -- the paper under the cursor ----------------------------------------------------------
     @on(DataTable.RowHighlighted, "#results")

@@ -13,6 +13,8 @@ import os
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from db.models import SORTS
+
 SETTINGS_FILE = "settings.json"
 FILTERS = ("all", "new", "to-read", "read")
 LAYOUTS = ("auto", "stacked", "side")
@@ -22,11 +24,12 @@ LAYOUTS = ("auto", "stacked", "side")
 class Settings:
     """``filter``: the status filter (all/new/to-read/read); ``theme``: a Textual theme name
     (None: Textual's default); ``layout``: ``auto`` (side by side from 120 columns),
-    ``stacked`` or ``side``."""
+    ``stacked`` or ``side``; ``sort``: the sort order (:data:`db.models.SORTS`)."""
 
     filter: str = "all"
     theme: str | None = None
     layout: str = "auto"
+    sort: str = "relevance"
 
     @classmethod
     def load(cls, path: Path) -> tuple[Settings, str]:
@@ -49,6 +52,8 @@ class Settings:
             settings.theme = data["theme"][:100]
         if data.get("layout") in LAYOUTS:
             settings.layout = data["layout"]
+        if data.get("sort") in SORTS:
+            settings.sort = data["sort"]
         return settings, ""
 
     def save(self, path: Path) -> bool:

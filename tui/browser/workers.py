@@ -20,6 +20,7 @@ import sqlite3
 import threading
 from collections import deque
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from textual import work
 from textual.worker import get_current_worker
@@ -44,6 +45,19 @@ from tui.browser.messages import (
     SyncProgressed,
 )
 from tui.browser.widgets.results import FOLLOW_CURSOR
+
+
+class Listing(NamedTuple):
+    """What the table lists besides the query: the status filter (all, or a status) and the
+    sort order (one of :data:`db.models.SORTS`)."""
+
+    status: str = "all"
+    sort: str = "relevance"
+
+    def search(self, lib: Library, query: str, limit: int, offset: int) -> SearchResult:
+        """One page of ``query``'s hits as typed in the search bar (its last word a prefix)."""
+        return lib.search(query, _filter(self.status), limit, offset, typing=True,
+                          sort=self.sort)
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,10 +145,11 @@ class LibraryWorkers:
             self.post_message(LibraryNotices(notices))
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="search")
-    def load_page(self, request: int, query: str, status: str, offset: int,
+    def load_page(self, request: int, query: str, listing: Listing, offset: int,
                   focus: str | int | Follow | None, fallback: int = 0) -> None:
-        """Search ``query`` with the status filter and post the window of hits at ``offset``
-        (with a :class:`Follow` for ``focus``: the window that holds the paper it finds)."""
+        """Search ``query`` as ``listing`` filters and sorts and post the window of hits at
+        ``offset`` (with a :class:`Follow` for ``focus``: the window that holds the paper it
+        finds)."""
         assert self.lib is not None
         worker = get_current_worker()
         with self._mark_lock:
@@ -142,11 +157,10 @@ class LibraryWorkers:
                 self.post_message(PageLoaded(request, offset, None, focus, fallback))
                 return
             if isinstance(focus, Follow):  # the cursor paper, its new version or a neighbour
-                result, offset, focus = _locate(self.lib, query, _filter(status),
-                                                self.page_size, offset, focus)
+                result, offset, focus = _locate(self.lib, query, listing, self.page_size,
+                                                offset, focus)
             else:
-                result = self.lib.search(query, _filter(status), self.page_size, offset,
-                                         typing=True)
+                result = listing.search(self.lib, query, self.page_size, offset)
             paper = None
             cursor = _cursor_paper(result, focus, fallback)
             if cursor is not None and not worker.is_cancelled:
@@ -164,7 +178,8 @@ class LibraryWorkers:
             self.post_message(PageLoaded(request, offset, result, focus, fallback, paper))
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="search")
-    def find_new(self, request: int, query: str, status: str, start: int, step: int) -> None:
+    def find_new(self, request: int, query: str, listing: Listing, start: int,
+                 step: int) -> None:
         """Scan the hits from position ``start`` in direction ``step`` for the first new paper;
         post the window centred on it, or :class:`NoNewPaper`."""
         library, page, worker = self.lib, self.page_size, get_current_worker()
@@ -173,7 +188,7 @@ class LibraryWorkers:
             pos = start
             while pos >= 0 and not worker.is_cancelled:
                 chunk = pos if step > 0 else max(0, pos - page + 1)
-                result = library.search(query, _filter(status), page, chunk, typing=True)
+                result = listing.search(library, query, page, chunk)
                 indexes = (range(pos - chunk, len(result.hits)) if step > 0
                            else range(min(pos - chunk, len(result.hits) - 1), -1, -1))
                 for i in indexes:
@@ -181,8 +196,7 @@ class LibraryWorkers:
                     if hit.status == "new":
                         window = max(0, min(chunk + i - page // 2, result.total - page))
                         if window != chunk:
-                            result = library.search(query, _filter(status), page, window,
-                                                    typing=True)
+                            result = listing.search(library, query, page, window)
                         self.post_message(PageLoaded(request, window, result, hit.id))
                         return
                 if step > 0:
@@ -332,7 +346,7 @@ def _cursor_paper(result: SearchResult, focus: str | int | None, fallback: int) 
     return ids[min(max(row, 0), len(ids) - 1)]
 
 
-def _locate(lib: Library, query: str, status: str | None, page: int, offset: int,
+def _locate(lib: Library, query: str, listing: Listing, page: int, offset: int,
             follow: Follow) -> tuple[SearchResult, int, str | None]:
     """The window of ``page`` hits that holds the paper ``follow`` finds (rows come and go above
     the cursor paper when the index changes, and an edited paper may have moved): ``(result,
@@ -341,7 +355,7 @@ def _locate(lib: Library, query: str, status: str | None, page: int, offset: int
     paper (or its edited version: :meth:`db.Library.successor`) is looked for further
     (:func:`_position`) only when it is still in the index and not among them."""
     start = max(0, offset - page)
-    wide = lib.search(query, status, 3 * page, start, typing=True)
+    wide = listing.search(lib, query, 3 * page, start)
     rows: dict[str, int] = {}
     for row, hit in enumerate(wide.hits):
         rows.setdefault(hit.id, start + row)
@@ -349,7 +363,7 @@ def _locate(lib: Library, query: str, status: str | None, page: int, offset: int
     if wanted and wanted[0] not in rows:
         now = lib.successor(wanted[0], follow.text)
         if now is not None and now not in rows:
-            rows.update(_position(lib, query, status, now, wide.total))
+            rows.update(_position(lib, query, listing, now, wide.total))
         wanted.insert(0, now or wanted[0])
     found = next((paper_id for paper_id in wanted if paper_id in rows), None)
     at = offset
@@ -358,19 +372,19 @@ def _locate(lib: Library, query: str, status: str | None, page: int, offset: int
     end = start + len(wide.hits)
     if start <= at and (at + page <= end or end >= wide.total):
         return dataclasses.replace(wide, hits=wide.hits[at - start:at - start + page]), at, found
-    return lib.search(query, status, page, at, typing=True), at, found
+    return listing.search(lib, query, page, at), at, found
 
 
 #: Hits read at once while looking for a paper beyond the window (:func:`_position`).
 LOCATE_CHUNK = 2000
 
 
-def _position(lib: Library, query: str, status: str | None, paper_id: str,
+def _position(lib: Library, query: str, listing: Listing, paper_id: str,
               total: int) -> dict[str, int]:
     """``{paper_id: its position among the hits}``, or {} when the query does not find it;
     read :data:`LOCATE_CHUNK` hits at a time."""
     for at in range(0, total, LOCATE_CHUNK):
-        ids = [h.id for h in lib.search(query, status, LOCATE_CHUNK, at, typing=True).hits]
+        ids = [h.id for h in listing.search(lib, query, LOCATE_CHUNK, at).hits]
         if paper_id in ids:
             return {paper_id: at + ids.index(paper_id)}
     return {}

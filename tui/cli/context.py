@@ -1,14 +1,19 @@
 """What every command gets from the group's options: the library, opened and synced on first
-use (:class:`Context`), and the ``--status`` choice the listing commands share."""
+use (:class:`Context`), and the ``--status`` and ``--sort`` options the listing commands share."""
 
 from __future__ import annotations
 
 import click
 
 from db import Library
+from db.models import SORTS
 from db.text import one_line
 
 STATUS_CHOICE = click.Choice(["new", "to-read", "read"])
+SORT_OPTION = click.option(
+    "--sort", type=click.Choice(SORTS), default=None,
+    help="Order: relevance (search's default), seed (list's default), name, year (newest "
+         "first), status (new first) or marked (latest first).")
 
 
 class Context:

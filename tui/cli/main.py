@@ -19,7 +19,7 @@ from db import LibraryError
 from db.seeds.render import render_plain
 from db.store.paths import write_privately
 from db.text import one_line
-from tui.cli.context import STATUS_CHOICE, Context, pass_context
+from tui.cli.context import SORT_OPTION, STATUS_CHOICE, Context, pass_context
 from tui.cli.export import register as register_export
 from tui.cli.marks import register as register_marks
 from tui.cli.output import emit_json, print_changes, print_result, width
@@ -104,13 +104,15 @@ def sync(obj: Context, force: bool, as_json: bool) -> None:
 @click.option("--offset", type=click.IntRange(0), default=0, show_default=True)
 @click.option("--snippet", is_flag=True,
               help="Under each hit, the part of its abstract that matched, matches in **…**.")
+@SORT_OPTION
 @click.option("--json", "as_json", is_flag=True, help="Print hits as JSON.")
 @pass_context
 def search(obj: Context, query: tuple[str, ...], status: str | None, limit: int, offset: int,
-           snippet: bool, as_json: bool) -> None:
+           snippet: bool, sort: str | None, as_json: bool) -> None:
     """Search the papers (the query language: docs/search.md); best hits first."""
     library = obj.open_library()
-    result = library.search(" ".join(query), status, limit, offset, typing=True)
+    result = library.search(" ".join(query), status, limit, offset, typing=True,
+                            sort=sort or "relevance")
     snippets = library.snippets([h.id for h in result.hits], result.terms) if snippet else None
     print_result(result, as_json, snippets)
 
@@ -119,11 +121,14 @@ def search(obj: Context, query: tuple[str, ...], status: str | None, limit: int,
 @click.option("--status", type=STATUS_CHOICE, help="Only papers with this status.")
 @click.option("--limit", type=click.IntRange(0, 10_000), default=50, show_default=True)
 @click.option("--offset", type=click.IntRange(0), default=0, show_default=True)
+@SORT_OPTION
 @click.option("--json", "as_json", is_flag=True, help="Print papers as JSON.")
 @pass_context
-def list_(obj: Context, status: str | None, limit: int, offset: int, as_json: bool) -> None:
-    """List papers in seed order."""
-    print_result(obj.open_library().search("", status, limit, offset), as_json)
+def list_(obj: Context, status: str | None, limit: int, offset: int, sort: str | None,
+          as_json: bool) -> None:
+    """List papers in seed order (or another, --sort)."""
+    print_result(obj.open_library().search("", status, limit, offset, sort=sort or "seed"),
+                 as_json)
 
 
 @cli.command()

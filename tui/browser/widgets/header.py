@@ -18,6 +18,9 @@ from tui.glyphs import ASCII_GLYPHS
 
 #: The filter keys, in the order of the header's tabs: (key, status).
 FILTERS = (("1", "all"), ("2", "new"), ("3", "to-read"), ("4", "read"))
+#: How the header names a sort order other than relevance (db.models.SORTS).
+SORT_LABELS = {"seed": "seed order", "name": "by name", "year": "by year",
+               "status": "new first", "marked": "latest marked"}
 
 
 class StatusHeader(Horizontal):
@@ -32,6 +35,8 @@ class StatusHeader(Horizontal):
     """Papers by status: ``all``, ``new``, ``to-read``, ``read``."""
     status_filter: reactive[str] = reactive("all")
     """The active filter: all, new, to-read or read."""
+    sort_by: reactive[str] = reactive("relevance")
+    """The sort order (db.models.SORTS); shown unless it is relevance."""
 
     def __init__(self, glyphs: Mapping[str, str], **kwargs) -> None:
         super().__init__(**kwargs)
@@ -54,6 +59,9 @@ class StatusHeader(Horizontal):
     def watch_status_filter(self) -> None:
         self._draw()
 
+    def watch_sort_by(self) -> None:
+        self._draw()
+
     def _draw(self) -> None:
         if not self.is_mounted:
             return
@@ -69,6 +77,8 @@ class StatusHeader(Horizontal):
         tabs = Text(end="", no_wrap=True, overflow="ellipsis")
         active = self.get_component_rich_style("header--active", partial=True)
         key_style = self.get_component_rich_style("header--key", partial=True)
+        if self.sort_by in SORT_LABELS:
+            tabs.append(f" {SORT_LABELS[self.sort_by]} {self.glyphs['sep'].strip()}")
         for key, status in FILTERS:
             label = status if status == "all" else f"{self.glyphs[status]} {status}"
             count = self.counts.get(status)
