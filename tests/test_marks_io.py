@@ -359,7 +359,7 @@ def test_matching_records_by_text_does_not_hold_the_marks_write_lock(two_machine
 
     parm = server.get(PARM)
     edited = anchor(parm.abstract_source.replace("Multi-objective", "Multiobjective", 1))
-    records, _ = marks_io.read_file(_file(_mark("0" * 16, "read", EARLY, edited)))
+    records, _, _ = marks_io.read_file(_file(_mark("0" * 16, "read", EARLY, edited)))
     finder = Watching(server._index(), None, anchor, REATTACH_MIN_RATIO)
     summary = marks_io.import_marks(server._marks(), records, server._known, finder)
     other.close()

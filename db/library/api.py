@@ -17,15 +17,16 @@ from db.index import sync as sync_db
 from db.library import export, recovery, views
 from db.library.connections import Connections
 from db.library.recovery import recovering
-from db.marks import history, refind, statuses
+from db.library.saved import SavedSearches
+from db.library.transfer import MarksTransfer
 from db.marks import notes as notes_db
+from db.marks import refind, statuses
 from db.marks.backup import maybe_backup
 from db.models import SORTS, STATUSES, LibraryError, MarkChange, Paper, SearchResult, SyncReport
 from db.seeds.discover import default_seed_paths, discover
 from db.store.paths import DataPaths, writing
 
 if TYPE_CHECKING:  # imported by the commands that need them (a warm `stats` needs neither)
-    from db.marks import transfer as marks_io
     from db.search.spelling import Vocabulary
 
 DEFAULT_LIMIT = 200
@@ -49,8 +50,10 @@ def _similar():
     return similar
 
 
-class Library:
-    """A reader's library: seed files, their index, and the reader's marks.
+class Library(SavedSearches, MarksTransfer):
+    """A reader's library: seed files, their index, and the reader's marks (and the saved
+    searches and query history kept with them: :class:`SavedSearches`; marks files to carry
+    them to another machine: :class:`MarksTransfer`).
 
     ``seeds`` are folders or files (default :func:`default_seed_paths`); ``data_dir`` holds both
     database files (default: platformdirs, see :class:`db.store.paths.DataPaths`). Opening does not
@@ -371,27 +374,6 @@ class Library:
 
     def _describe(self, paper_id: str) -> tuple[str | None, str] | None:
         return views.describe(self._index(), paper_id)
-
-    def export_marks(self) -> dict:
-        """Every mark (and reset to new) as the JSON data of a marks file; see
-        :func:`db.marks.transfer.export_marks`."""
-        from db.marks import transfer as marks_io
-
-        return marks_io.export_marks(self._index())
-
-    @recovering
-    def import_marks(self, data: bytes) -> marks_io.ImportSummary:
-        """Merge a marks file's bytes into the marks (newer time wins per paper; unknown ids
-        re-attached by text or kept as orphans); one undoable step. Raises
-        :class:`LibraryError` (one line) when ``data`` is no marks file."""
-        from db.marks import transfer as marks_io
-        records, annotations = marks_io.read_file(data)
-        finder = refind.Finder(self._index(), None, history.anchor, history.REATTACH_MIN_RATIO)
-        return marks_io.import_marks(self._marks(), records, self._known, finder, annotations,
-                                     self._describe)
-
-    def _known(self, paper_id: str) -> bool:
-        return views.known(self._index(), paper_id)
 
     def fts_ok(self) -> bool:
         """FTS5's integrity-check of the index (True when the index is consistent)."""

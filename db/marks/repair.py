@@ -40,8 +40,18 @@ TABLES: dict[str, tuple[str, ...]] = {
     "notes": ("paper_id", "text", "updated_at"),
     "tags": ("paper_id", "tag", "added_at"),
     "annotation_anchors": ("paper_id", "label", "anchor"),
+    "saved_searches": ("name", "query", "status", "sort", "created_at", "opened_at"),
+    "saved_seen": ("name", "paper_id"),
+    "query_history": ("query", "used_at"),
 }
-_KEYS = {"mark_events": 1, "marks": 1, "notes": 1, "tags": 2, "annotation_anchors": 1}
+_KEYS = {"mark_events": 1, "marks": 1, "notes": 1, "tags": 2, "annotation_anchors": 1,
+         "saved_searches": 1, "saved_seen": 2, "query_history": 1}
+#: the tables without a rowid, read up to their first error
+_NO_ROWID = ("tags", "saved_seen")
+#: the tables a marks file of an older papertray may lack (no damage: they are empty)
+_LATER = ("saved_searches", "saved_seen", "query_history")
+#: the tables keyed by a paper id, whose rows follow a paper to its new id
+_BY_PAPER = ("marks", "notes", "tags", "annotation_anchors")
 
 Rows = dict[tuple, tuple]  # a table's rows by key
 
@@ -207,8 +217,10 @@ def _scan(conn: sqlite3.Connection, table: str, columns: tuple[str, ...], rows: 
     """Read ``table`` into ``rows`` (by key) past pages that cannot be read; returns the first
     error met ("" when none). A rowid table is read in rowid order; after an error the scan
     goes on at the first rowid past the bad page that can be sought (:func:`_next_readable`).
-    ``tags`` has no rowid: it is read up to its first error."""
-    keyed = table != "tags"
+    A table without a rowid (:data:`_NO_ROWID`) is read up to its first error."""
+    keyed = table not in _NO_ROWID
+    if table in _LATER and not _has_table(conn, table):
+        return ""
     select = (f"SELECT rowid, {', '.join(columns)} FROM {table} NOT INDEXED "
               "WHERE rowid >= ? ORDER BY rowid" if keyed
               else f"SELECT 0, {', '.join(columns)} FROM {table}")
@@ -225,6 +237,15 @@ def _scan(conn: sqlite3.Connection, table: str, columns: tuple[str, ...], rows: 
             # past the last row read, or past ``start`` when a seek there worked but a scan did not
             start = _next_readable(conn, table, max(last, start)) if keyed else None
     return first_error
+
+
+def _has_table(conn: sqlite3.Connection, table: str) -> bool:
+    """Whether the file has ``table`` (True when its schema cannot be read: the scan says)."""
+    try:
+        return conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?",
+                            (table,)).fetchone() is not None
+    except sqlite3.DatabaseError:
+        return True
 
 
 def _next_readable(conn: sqlite3.Connection, table: str, after: int) -> int | None:
@@ -324,7 +345,7 @@ def _set_mark(marks: Rows, paper_id: str, status: str, at: str) -> None:
 
 def _move(state: dict[str, Rows], old_id: str, new_id: str) -> None:
     """A re-attachment: the paper's rows go to its new id (what the new id has is kept)."""
-    for rows in state.values():
+    for rows in (state[table] for table in _BY_PAPER):
         for key in [k for k in rows if k[0] == old_id]:
             row = rows.pop(key)
             moved = (new_id, *key[1:])
@@ -334,7 +355,7 @@ def _move(state: dict[str, Rows], old_id: str, new_id: str) -> None:
 def _copy(state: dict[str, Rows], old_id: str, new_id: str) -> None:
     """A copy to another version of the paper: its rows are copied to the new id (what the new
     id has is kept)."""
-    for rows in state.values():
+    for rows in (state[table] for table in _BY_PAPER):
         for key in [k for k in rows if k[0] == old_id]:
             rows.setdefault((new_id, *key[1:]), (new_id, *rows[key][1:]))
 

@@ -52,6 +52,26 @@ CREATE TABLE IF NOT EXISTS annotation_anchors (
     label TEXT,                     -- the paper's name or headline, for people reading orphans
     anchor TEXT NOT NULL            -- db.marks.history.anchor() of the abstract (or title)
 );
+-- saved searches (db.marks.saved): a query with its status filter and sort order, by name
+CREATE TABLE IF NOT EXISTS saved_searches (
+    name TEXT PRIMARY KEY COLLATE NOCASE,
+    query TEXT NOT NULL,
+    status TEXT NOT NULL DEFAULT 'all',
+    sort TEXT NOT NULL DEFAULT 'relevance',
+    created_at TEXT NOT NULL,
+    opened_at TEXT NOT NULL         -- when it was saved or last opened (ISO 8601 UTC)
+);
+-- the papers each saved search found when it was last opened: a hit not here arrived since
+CREATE TABLE IF NOT EXISTS saved_seen (
+    name TEXT NOT NULL COLLATE NOCASE,
+    paper_id TEXT NOT NULL,
+    PRIMARY KEY (name, paper_id)
+) WITHOUT ROWID;
+-- the queries searched in the browser, the latest first (db.marks.saved: each once, capped)
+CREATE TABLE IF NOT EXISTS query_history (
+    query TEXT PRIMARY KEY,
+    used_at TEXT NOT NULL
+);
 """
 
 

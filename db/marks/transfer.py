@@ -58,6 +58,7 @@ class ImportSummary:
     invalid: int = 0  # records without an id, a known status or an ISO 8601 UTC time
     notes: int = 0  # notes written (newer than ours, or new here)
     tags: int = 0  # tags added
+    saved: int = 0  # saved searches added (a name taken here keeps ours)
 
     def line(self) -> str:
         """The one-line summary the CLI prints."""
@@ -67,7 +68,8 @@ class ImportSummary:
             (self.unchanged, "unchanged"), (self.older, "older than yours (kept yours)"),
             (self.invalid, "invalid (skipped)"),
             (self.notes, _plural(self.notes, "note") + " written"),
-            (self.tags, _plural(self.tags, "tag") + " added")) if n]
+            (self.tags, _plural(self.tags, "tag") + " added"),
+            (self.saved, "saved search" + ("es" if self.saved > 1 else "") + " added")) if n]
         return f"read {self.read} marks: " + ", ".join(parts)
 
     def to_json(self) -> dict:
@@ -75,7 +77,7 @@ class ImportSummary:
             {"id": c.paper_id, "old": c.old, "new": c.new} for c in self.changed],
             "reattached": self.reattached, "orphans": self.orphans,
             "unchanged": self.unchanged, "older": self.older, "invalid": self.invalid,
-            "notes": self.notes, "tags": self.tags}
+            "notes": self.notes, "tags": self.tags, "saved": self.saved}
 
 
 def export_marks(index: sqlite3.Connection) -> dict:
@@ -132,8 +134,9 @@ def _export_annotations(index: sqlite3.Connection) -> list[dict]:
     return found
 
 
-def read_file(data: bytes) -> tuple[list, list]:
-    """``(marks, annotations)`` records of an exported file. Raises :class:`LibraryError`."""
+def read_file(data: bytes) -> tuple[list, list, list]:
+    """``(marks, annotations, saved searches)`` records of an exported file. Raises
+    :class:`LibraryError`."""
     try:
         doc = json.loads(data.decode("utf-8-sig"))
     except (UnicodeDecodeError, ValueError) as exc:
@@ -150,9 +153,10 @@ def read_file(data: bytes) -> tuple[list, list]:
     if version > VERSION:
         raise LibraryError(f"marks file version {version} is newer than this papertray reads; "
                            "update papertray")
-    annotations = doc.get("annotations", [])
+    annotations, saved = doc.get("annotations", []), doc.get("saved_searches", [])
     return ([_sane(r) for r in doc["marks"]],
-            [_sane(r) for r in annotations] if isinstance(annotations, list) else [])
+            [_sane(r) for r in annotations] if isinstance(annotations, list) else [],
+            [r for r in saved if isinstance(r, dict)] if isinstance(saved, list) else [])
 
 
 def _sane(record: object) -> object:

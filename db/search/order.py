@@ -43,20 +43,16 @@ _TIERS: dict[str, tuple[tuple[str, str], ...]] = {
 }
 
 
-def page(conn: sqlite3.Connection, within: tuple[str, list] | None,
-         filters: tuple[list[str], list], sort: str, limit: int,
+def page(conn: sqlite3.Connection, papers: tuple[str, list] | None, sort: str, limit: int,
          offset: int) -> tuple[int, list]:
-    """``(total, rows)``: the papers of the set in ``sort`` order, one page (rows of
+    """``(total, rows)``: the papers of a set in ``sort`` order, one page (rows of
     :data:`~db.search.hits.HIT_COLUMNS` and a score of 0.0).
 
-    ``within`` is an SQL condition on ``papers p`` (and its mark ``k``) with its parameters
-    that makes the set (None: every paper); ``filters`` are the query's clauses and
-    parameters (:func:`db.search.match.where`). ``sort`` is one of :data:`SORTS`
-    ("relevance" here is seed order: the caller ranks every set that has words)."""
-    clauses, params = list(filters[0]), list(filters[1])
-    if within is not None:
-        clauses.insert(0, within[0])
-        params[:0] = within[1]
+    ``papers`` is an SQL condition on ``papers p`` (and its mark ``k``) with its parameters
+    that makes the set (:func:`db.search.rank.hit_set`; None: every paper). ``sort`` is one
+    of :data:`SORTS` ("relevance" here is seed order: the caller ranks every set that has
+    words)."""
+    clauses, params = ([papers[0]], list(papers[1])) if papers else ([], [])
     tiers = _TIERS[sort]
     total = 0
     rows: list = []

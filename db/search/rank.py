@@ -29,15 +29,10 @@ def rank(conn: sqlite3.Connection, q: Query, m: Matches, limit: int, offset: int
     :data:`~db.search.hits.HIT_COLUMNS` and a score (higher is better) for the page ``offset``
     .. ``offset + limit``; ``notice`` says when partial matches are listed ("" otherwise)."""
     if m.expression is None:  # filters alone: every paper they keep, in seed order
-        return (*order.page(conn, None, m.filters, sort, limit, offset), "")
-    # distinct words, words joined by OR counting as one: "a a a" is one word, "a OR b OR c" one
-    words = len({t.or_group or t.fts() for t in q.positive})
-    long = words > rerank.TITLE_WORDS or (bool(q.sentence) and words > rerank.SENTENCE_WORDS)
-    partial = words > 1 and (long or m.having_all < rerank.handful(conn))
+        return (*order.page(conn, hit_set(conn, q, m), sort, limit, offset), "")
+    words, long, partial = _shape(conn, q, m)
     if sort != "relevance":
-        any_word = (anyword.every(anyword.expressions(conn, q, by_word=not long)) if partial
-                    else None)
-        total, rows = _sorted(conn, m, any_word, sort, limit, offset)
+        total, rows = order.page(conn, hit_set(conn, q, m), sort, limit, offset)
         return total, rows, _partial_notice(words, m.having_all, long, "") if partial else ""
     if partial:
         total, rows = _partial(conn, q, m, limit, offset, long)
@@ -54,6 +49,33 @@ def rank(conn: sqlite3.Connection, q: Query, m: Matches, limit: int, offset: int
     return (*_general(conn, m, limit, offset), "")
 
 
+def _shape(conn: sqlite3.Connection, q: Query, m: Matches) -> tuple[int, bool, bool]:
+    """``(words, long, partial)``: the query's distinct words (words joined by OR count as one:
+    "a a a" is one word, "a OR b OR c" one), whether it is longer than a title (or a sentence
+    of more than a few words), and whether every paper with any of its words is listed."""
+    words = len({t.or_group or t.fts() for t in q.positive})
+    long = words > rerank.TITLE_WORDS or (bool(q.sentence) and words > rerank.SENTENCE_WORDS)
+    return words, long, words > 1 and (long or m.having_all < rerank.handful(conn))
+
+
+def hit_set(conn: sqlite3.Connection, q: Query, m: Matches) -> tuple[str, list] | None:
+    """The papers the search lists, in any order, as an SQL condition on ``papers p`` and its
+    mark ``k`` and its parameters: those with every word (or with any, when partial matches
+    are listed) or whose note has the words, that the filters and exclusions keep. None when
+    that is every paper (a query of no words and no filter)."""
+    clauses, params = list(m.filters[0]), list(m.filters[1])
+    if m.expression is not None:
+        _words, long, partial = _shape(conn, q, m)
+        within = "p.rowid IN (SELECT rowid FROM papers_fts WHERE papers_fts MATCH ?)"
+        expression = (anyword.every(anyword.expressions(conn, q, by_word=not long)) if partial
+                      else m.expression)
+        if m.noted:
+            within = f"({within} OR p.id IN ({','.join('?' * len(m.noted))}))"
+        clauses.insert(0, within)
+        params[:0] = [expression, *m.noted]
+    return (" AND ".join(clauses), params) if clauses else None
+
+
 def _partial_notice(words: int, having_all: int, long: bool, best: str = "best ") -> str:
     if not having_all:
         have = "no paper has"
@@ -62,19 +84,6 @@ def _partial_notice(words: int, having_all: int, long: bool, best: str = "best "
     else:  # a long query lists partial matches however many papers have every word
         have = f"{having_all:,} papers have"
     return f"{have} all {words} words; showing {best}partial matches"
-
-
-def _sorted(conn: sqlite3.Connection, m: Matches, any_word: str | None, sort: str,
-            limit: int, offset: int) -> tuple[int, list]:
-    """``(total, rows)``: the papers the relevance order lists, in ``sort`` order: those with
-    every word (``m.expression``), or with any (``any_word``, when partial matches are
-    listed), and those whose note has the words."""
-    within = "p.rowid IN (SELECT rowid FROM papers_fts WHERE papers_fts MATCH ?)"
-    params: list = [any_word or m.expression]
-    if m.noted:
-        within = f"({within} OR p.id IN ({','.join('?' * len(m.noted))}))"
-        params += m.noted
-    return order.page(conn, (within, params), m.filters, sort, limit, offset)
 
 
 def _partial(conn: sqlite3.Connection, q: Query, m: Matches, limit: int, offset: int,

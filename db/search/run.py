@@ -20,6 +20,7 @@ import sqlite3
 from collections.abc import Callable
 
 from db.models import SearchResult
+from db.search import rank as ranking
 from db.search.acronyms import expand
 from db.search.hits import result
 from db.search.match import match
@@ -39,3 +40,15 @@ def run(conn: sqlite3.Connection, text: str, status: str | None, limit: int, off
     matches = match(conn, q, limit + offset)
     total, rows, notice = rank(conn, q, matches, limit, offset, sort)
     return result(conn, text, q, total, rows, [*notices, notice], sort)
+
+
+def hit_set(conn: sqlite3.Connection, text: str, status: str | None,
+            vocabulary: Callable[[], Vocabulary]) -> tuple[str, list] | None:
+    """The papers a search of ``text`` (typed: its last word a prefix) lists, in any order, as
+    an SQL condition on ``papers p`` and its mark ``k`` with its parameters
+    (:func:`db.search.rank.hit_set`); None for every paper. The query is parsed and rewritten
+    as :func:`run` does; not for ``like:`` queries (:mod:`db.search.similar`)."""
+    q = parse(text, typing=True, status=status)
+    rewrite(conn, q, vocabulary, text)
+    expand(conn, q)
+    return ranking.hit_set(conn, q, match(conn, q, 0))

@@ -32,6 +32,7 @@ from db.text import one_line
 from tui.browser.ascii import NoColour, install_scroll_bars, key_name, without_colour
 from tui.browser.commands import (
     AsciiCommandPalette,
+    SavedSearchCommands,
     SortCommands,
     TriageCommands,
     TriagePalette,
@@ -41,6 +42,7 @@ from tui.browser.frames import FramesApp
 from tui.browser.keys import KeysApp
 from tui.browser.marking import MarkingApp
 from tui.browser.reader import WIDE_AT, ReaderTools
+from tui.browser.saving import SavingApp
 from tui.browser.screens import HelpScreen, key_help
 from tui.browser.searching import SearchingApp
 from tui.browser.syncing import SyncingApp
@@ -67,14 +69,14 @@ DEBOUNCE_S = 0.08
 POLL_S = 2.0
 
 
-class PapertrayApp(ReaderTools, LibraryWorkers, MarkingApp, SyncingApp, SearchingApp, KeysApp,
-                   FramesApp):
+class PapertrayApp(ReaderTools, SavingApp, LibraryWorkers, MarkingApp, SyncingApp, SearchingApp,
+                   KeysApp, FramesApp):
     """The browser. Build it with :func:`make_app`."""
 
     CSS_PATH = "papertray.tcss"
     TITLE = "papertray"
     HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [(0, "-narrow"), (WIDE_AT, "-wide")]
-    COMMANDS = App.COMMANDS | {TriageCommands, SortCommands}
+    COMMANDS = App.COMMANDS | {TriageCommands, SortCommands, SavedSearchCommands}
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("question_mark,f1", "show_help", "help", id="app.help",
@@ -111,6 +113,11 @@ class PapertrayApp(ReaderTools, LibraryWorkers, MarkingApp, SyncingApp, Searchin
         Binding("O", "sort", "sort", show=False, id="app.sort",
                 tooltip="Sort the papers: relevance, seed order, name, year, status (new "
                         "first), latest marked; the next order at each press"),
+        Binding("b", "save_search", "save search", show=False, id="app.save-search",
+                tooltip="Save the search shown (query, filter, sort) under a name"),
+        Binding("B", "saved_searches", "saved searches", show=False, id="app.saved-searches",
+                tooltip="List the saved searches: hits, new, arrived since last opened; "
+                        "Enter opens one"),
         Binding("space", "scroll_abstract('page')", "scroll", show=False, id="app.scroll-page",
                 tooltip="Scroll the abstract down a page"),
         Binding("J", "scroll_abstract('down')", "scroll down", show=False, id="app.scroll-down",
@@ -173,6 +180,7 @@ class PapertrayApp(ReaderTools, LibraryWorkers, MarkingApp, SyncingApp, Searchin
         self._init_frames()
         self._init_marks()
         self._init_workers()
+        self._init_saving()
         self._init_reader(DataPaths.resolve(data_dir).marks)
 
     def get_driver_class(self) -> type[Driver]:
@@ -264,6 +272,7 @@ class PapertrayApp(ReaderTools, LibraryWorkers, MarkingApp, SyncingApp, Searchin
 
     def on_unmount(self) -> None:
         self._release_paint()
+        self._save_session()
         if self.lib is not None:
             self.flush_marks()
             self.flush_exports()  # after the marks: an export typed after a mark shows it

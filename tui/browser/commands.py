@@ -7,6 +7,7 @@ footer and the help screen can never disagree about what a key does.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator
 from functools import partial
 from typing import ClassVar
@@ -146,3 +147,27 @@ class SortCommands(Provider):
             if score > 0:
                 yield Hit(score, matcher.highlight(name), partial(self.app.run_action, action),
                           text=name)
+
+
+class SavedSearchCommands(Provider):
+    """"Saved search: NAME" for each saved search, which opens it (``B`` lists them with their
+    counts)."""
+
+    async def startup(self) -> None:
+        # the saved searches are read in a thread, as every library call of the browser
+        self.names = [c.search.name for c in await asyncio.to_thread(self.app.saved_names)]
+
+    def _open(self, name: str):
+        return partial(self.app.action_open_saved, name)
+
+    async def discover(self) -> Hits:
+        for name in self.names:
+            yield DiscoveryHit(f"Saved search: {name}", self._open(name))
+
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query)
+        for name in self.names:
+            text = f"Saved search: {name}"
+            score = matcher.match(text)
+            if score > 0:
+                yield Hit(score, matcher.highlight(text), self._open(name), text=text)

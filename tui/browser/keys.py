@@ -132,6 +132,8 @@ class KeysApp(BrowserBase):
         if self.search_bar.value != self._query:
             self._query = self.search_bar.value
             self._search()
+        self.remember_query(self._query)
+        self._save_settings()  # the session: the query
         self._keys_may_go()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:

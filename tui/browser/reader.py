@@ -18,6 +18,7 @@ from db.models import LibraryError, Paper
 from db.seeds.render import render_plain
 from db.text import one_line, tag_name
 from tui.browser.editors import TextPrompt
+from tui.browser.messages import Follow
 from tui.browser.settings import LAYOUTS, Settings, settings_path
 from tui.browser.workers import MarkOp
 
@@ -55,10 +56,12 @@ class ReaderTools:
         self.layout_choice = "auto"
         """The layout: auto (side by side from WIDE_AT columns), stacked or side."""
         self._settings_unsaved_said = False
+        self.restored_cursor: Follow | None = None
 
     # -- settings ----------------------------------------------------------------------------
     def _restore_settings(self) -> None:
-        """Apply the remembered filter, sort, theme and layout (before the first search)."""
+        """Apply the remembered filter, sort, theme and layout, and the session's query and
+        cursor paper (before the first search: :attr:`restored_cursor`)."""
         settings, notice = Settings.load(self.settings_file)
         if notice:
             self.notify(notice, severity="warning", markup=False, timeout=8)
@@ -67,15 +70,17 @@ class ReaderTools:
         self.status_filter = settings.filter
         self.header.status_filter = settings.filter
         self.sort_by = self.header.sort_by = settings.sort
+        self.search_bar.input.value = self._query = settings.query
+        #: where the first search puts the cursor: the paper it was on when the browser closed
+        self.restored_cursor = Follow((settings.cursor,)) if settings.cursor else None
         self._apply_layout(settings.layout)
         self.theme_changed_signal.subscribe(self, lambda _theme: self._save_settings())
 
     def _save_settings(self) -> None:
-        """Remember the filter, sort, theme and layout; when the settings file cannot be
-        written, say so (once) rather than let them seem remembered."""
-        saved = Settings(self.status_filter, self.theme, self.layout_choice,
-                         self.sort_by).save(self.settings_file)
-        if not saved and not self._settings_unsaved_said:
+        """Remember the filter, sort, theme and layout, and the session (the query and the
+        cursor paper); when the settings file cannot be written, say so (once) rather than
+        let them seem remembered."""
+        if not self._save_session() and not self._settings_unsaved_said:
             self._settings_unsaved_said = True
             self.notify(f"the filter, sort, theme and layout are not remembered: "
                         f"{one_line(str(self.settings_file))} cannot be written",
@@ -97,6 +102,11 @@ class ReaderTools:
         name = [cls for at, cls in breakpoints if width >= at][-1]
         for cls in ("-narrow", "-wide"):
             self.main_screen.set_class(cls == name, cls)
+
+    def _save_session(self) -> bool:
+        """Write the settings and the session; False when the file cannot be written."""
+        return Settings(self.status_filter, self.theme, self.layout_choice, self.sort_by,
+                        self._query, self.cursor_paper).save(self.settings_file)
 
     # -- similar papers ----------------------------------------------------------------------
     def action_similar(self) -> None:

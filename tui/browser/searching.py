@@ -45,6 +45,8 @@ class SearchingApp(BrowserBase):
         self._search_timer: Timer | None = None
         self._result: SearchResult | None = None
         self._paper_wanted: str | None = None
+        self.cursor_paper: str | None = None
+        """The id of the paper under the cursor, as last shown (kept once the table is gone)."""
         self._paper_shown: str | None = None
 
     @property
@@ -222,7 +224,7 @@ class SearchingApp(BrowserBase):
         """Load the cursor paper into the abstract panel (unless it is on its way); ``ready``
         is a paper read with the hits, shown at once if it is the cursor paper."""
         self._show_position()
-        paper_id = self.table.current_id
+        paper_id = self.cursor_paper = self.table.current_id
         if paper_id is None:
             self._paper_wanted = self._paper_shown = None
             hint = "press / to change the query"

@@ -10,12 +10,16 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from db.marks.saved import QUERY_MAX
 from db.models import SORTS
+from tui.browser.display import query_safe
 
 SETTINGS_FILE = "settings.json"
+_PAPER_ID = re.compile(r"[0-9a-f]{16,64}")
 FILTERS = ("all", "new", "to-read", "read")
 LAYOUTS = ("auto", "stacked", "side")
 
@@ -24,12 +28,16 @@ LAYOUTS = ("auto", "stacked", "side")
 class Settings:
     """``filter``: the status filter (all/new/to-read/read); ``theme``: a Textual theme name
     (None: Textual's default); ``layout``: ``auto`` (side by side from 120 columns),
-    ``stacked`` or ``side``; ``sort``: the sort order (:data:`db.models.SORTS`)."""
+    ``stacked`` or ``side``; ``sort``: the sort order (:data:`db.models.SORTS`); the session:
+    ``query`` (the search bar's) and ``cursor`` (the id of the paper under the cursor, or
+    None)."""
 
     filter: str = "all"
     theme: str | None = None
     layout: str = "auto"
     sort: str = "relevance"
+    query: str = ""
+    cursor: str | None = None
 
     @classmethod
     def load(cls, path: Path) -> tuple[Settings, str]:
@@ -54,6 +62,10 @@ class Settings:
             settings.layout = data["layout"]
         if data.get("sort") in SORTS:
             settings.sort = data["sort"]
+        if isinstance(data.get("query"), str):
+            settings.query = query_safe(data["query"])[:QUERY_MAX]
+        if isinstance(data.get("cursor"), str) and _PAPER_ID.fullmatch(data["cursor"]):
+            settings.cursor = data["cursor"]
         return settings, ""
 
     def save(self, path: Path) -> bool:

@@ -54,7 +54,8 @@ class SyncingApp(BrowserBase):
         empty = not message.counts["all"]
         if message.stale or empty:  # an empty index is synced anyway: it says what went wrong
             self._start_sync(building=empty)
-        self._search()
+        self.load_query_history()
+        self._search(focus=self.restored_cursor)
 
     def _start_sync(self, building: bool = False) -> None:
         if self._syncing or self.lib is None:

@@ -24,6 +24,7 @@ from tui.cli.export import register as register_export
 from tui.cli.marks import register as register_marks
 from tui.cli.output import emit_json, print_changes, print_result, width
 from tui.cli.reader import register as register_reader
+from tui.cli.saved import register as register_saved
 from tui.cli.serve import register as register_serve
 
 STATS_COLLECTIONS = 10  # collections `stats` names; a JSON file of many venues has hundreds
@@ -251,6 +252,7 @@ def orphans(obj: Context, as_json: bool) -> None:
 
 register_marks(cli)
 register_reader(cli)
+register_saved(cli)
 register_export(cli)
 register_serve(cli)
 

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import functools
+from typing import ClassVar
 
 from rich.cells import cell_len
 from rich.text import Text
 from textual import events, on
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.geometry import Region
 from textual.message import Message
@@ -87,6 +88,17 @@ def _own_bindings(cls: type[Input]) -> list[Binding]:
     return found
 
 
+class SearchInput(QueryInput):
+    """The search bar's query input: ``Up`` walks back through the queries searched before
+    (the app's ``history`` action, from an empty search bar)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("up", "app.history(1)", "earlier query", show=False, id="search.history",
+                tooltip="In an empty search bar: the queries searched before, the latest "
+                        "first"),
+    ]
+
+
 class SearchBar(Horizontal):
     """``/ query…                    12/35``. Posts :class:`QueryChanged` on every edit.
 
@@ -110,7 +122,7 @@ class SearchBar(Horizontal):
 
     def compose(self) -> ComposeResult:
         yield Static("/", id="search-prompt")
-        yield QueryInput(placeholder=PLACEHOLDER, id="query", compact=True)
+        yield SearchInput(placeholder=PLACEHOLDER, id="query", compact=True)
         yield CutLine(self.cut_mark, id="search-status")
 
     @property

@@ -1,0 +1,128 @@
+"""The library's saved searches and query history (:class:`SavedSearches`, a part of
+:class:`db.Library`): stored in the marks file by :mod:`db.marks.saved`, counted against the
+index by the search's own list of hits (:func:`db.search.rank.hit_set`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from db.library.recovery import recovering
+from db.marks import saved as saved_db
+from db.marks.history import now
+from db.marks.saved import SavedSearch
+from db.models import SearchResult
+
+#: Hits of a ``like:`` query counted for a saved search (its list is ranked, not a set).
+LIKE_LIMIT = 1000
+
+
+@dataclass(frozen=True, slots=True)
+class SavedCounts:
+    """A saved search with its counts now: ``total`` hits, how many of them are still
+    ``new`` (no mark), and how many ``arrived`` since it was last opened."""
+
+    search: SavedSearch
+    total: int
+    new: int
+    arrived: int
+
+    def to_json(self) -> dict:
+        return {**self.search.to_json(), "total": self.total, "new": self.new,
+                "arrived": self.arrived}
+
+
+class SavedSearches:
+    """Saved searches and the query history of a :class:`db.Library` (which provides
+    ``_index``, ``_marks``, ``_vocab`` and ``search``)."""
+
+    @recovering
+    def save_search(self, name: str, query: str, status: str = "all",
+                    sort: str = "relevance") -> tuple[SavedSearch, bool]:
+        """Save ``query`` with its status filter and sort order as ``name`` (one line, at most
+        :data:`db.marks.saved.NAME_MAX` characters; a saved search of the same name, case
+        aside, is replaced); its hits now count as seen. Returns it and whether it replaced
+        one. Raises :class:`LibraryError` for a bad name, status or sort."""
+        saved_db.check(status, sort)
+        stamp = now()
+        search = SavedSearch(saved_db.clean_name(name), query, status, sort, stamp, stamp)
+        return search, saved_db.save(self._marks(), search, self._hit_ids(search))
+
+    @recovering
+    def saved_searches(self) -> list[SavedCounts]:
+        """Every saved search with its counts, by name."""
+        return [self._counts(s) for s in saved_db.all_saved(self._index(), "m.")]
+
+    @recovering
+    def open_saved(self, name: str, limit: int = 200, offset: int = 0
+                   ) -> tuple[SavedSearch, SearchResult]:
+        """Run the saved search ``name`` (case aside): one page of its hits; its hits now count
+        as seen. Raises :class:`LibraryError` when there is no such saved search."""
+        search = saved_db.get(self._marks(), name)
+        result = self.search(search.query, _status(search), limit, offset, typing=True,
+                             sort=search.sort)
+        saved_db.opened(self._marks(), search.name, self._hit_ids(search))
+        return search, result
+
+    def remove_saved(self, name: str) -> SavedSearch:
+        """Remove the saved search ``name`` (case aside) and return it; raises
+        :class:`LibraryError` when there is none."""
+        return saved_db.remove(self._marks(), name)
+
+    def remember_query(self, query: str) -> None:
+        """Put ``query`` first in the query history (:func:`db.marks.saved.remember_query`)."""
+        saved_db.remember_query(self._marks(), query)
+
+    def query_history(self) -> list[str]:
+        """The queries searched, the latest first (each once)."""
+        return saved_db.query_history(self._marks())
+
+    def _counts(self, search: SavedSearch) -> SavedCounts:
+        if _ranked_list(search):
+            ids = self._hit_ids(search)
+            return SavedCounts(search, len(ids), *self._new_and_arrived(search, ids))
+        papers = self._hit_condition(search)
+        where = f" WHERE {papers[0]}" if papers else ""
+        total, new, arrived = self._index().execute(
+            "SELECT count(*), count(*) - count(k.paper_id), coalesce(sum(NOT EXISTS (SELECT 1 "
+            "FROM m.saved_seen s WHERE s.name = ? AND s.paper_id = p.id)), 0) FROM papers p "
+            f"LEFT JOIN m.marks k ON k.paper_id = p.id{where}",
+            [search.name, *(papers[1] if papers else [])]).fetchone()
+        return SavedCounts(search, total, new, arrived)
+
+    def _new_and_arrived(self, search: SavedSearch, ids: list[str]) -> tuple[int, int]:
+        marks = self._marks()
+        marked = {r[0] for r in marks.execute("SELECT paper_id FROM marks")}
+        seen = {r[0] for r in marks.execute("SELECT paper_id FROM saved_seen WHERE name = ?",
+                                            (search.name,))}
+        return sum(i not in marked for i in ids), sum(i not in seen for i in ids)
+
+    def _hit_ids(self, search: SavedSearch) -> list[str]:
+        """The ids of every paper ``search`` finds (of a ``like:`` query, its first
+        :data:`LIKE_LIMIT`)."""
+        if _ranked_list(search):
+            return [h.id for h in self.search(search.query, _status(search), LIKE_LIMIT,
+                                               typing=True).hits]
+        papers = self._hit_condition(search)
+        where = f" WHERE {papers[0]}" if papers else ""
+        return [r[0] for r in self._index().execute(
+            f"SELECT p.id FROM papers p LEFT JOIN m.marks k ON k.paper_id = p.id{where}",
+            papers[1] if papers else [])]
+
+
+    def _hit_condition(self, search: SavedSearch) -> tuple[str, list] | None:
+        """What ``search`` finds as an SQL condition (:func:`db.search.run.hit_set`)."""
+        from db.search import run
+
+        return run.hit_set(self._index(), search.query, _status(search), self._vocab)
+
+
+def _ranked_list(search: SavedSearch) -> bool:
+    """Whether ``search`` is a ``like:`` query, whose hits are a ranked list and no set."""
+    from db.search import similar
+
+    return similar.like_target(search.query) is not None
+
+
+def _status(search: SavedSearch) -> str | None:
+    return None if search.status == "all" else search.status

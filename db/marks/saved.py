@@ -1,0 +1,163 @@
+"""Saved searches and the query history, kept in the marks file (schema.MARKS_DDL).
+
+A saved search is a query with its status filter and sort order under a name; it remembers the
+papers it found when it was last opened (``saved_seen``), so that the papers it finds now and
+did not then are the ones that **arrived** since (a seed file added, next year's proceedings).
+They are the reader's own, like the marks: in the marks file, its backups, its repair and
+``papertray marks export``; never in the index, which is rebuilt at will.
+
+The query history holds the queries searched in the browser, each once, the latest first, at
+most :data:`HISTORY_MAX`. Writes are short transactions on the marks file's own connection.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from db.marks.history import now
+from db.models import SORTS, STATUSES, LibraryError
+from db.store.sqlite import write_transaction
+from db.text import one_line
+
+NAME_MAX = 80  # characters of a saved search's name
+QUERY_MAX = 1000  # characters of a query kept in the history or saved
+HISTORY_MAX = 200  # queries kept in the history (the oldest go)
+
+
+@dataclass(frozen=True, slots=True)
+class SavedSearch:
+    """A saved search as stored: ``status`` is ``all`` or a status, ``sort`` one of SORTS;
+    ``opened_at`` is when it was saved or last opened (ISO 8601 UTC)."""
+
+    name: str
+    query: str
+    status: str
+    sort: str
+    created_at: str
+    opened_at: str
+
+    def to_json(self) -> dict:
+        return {"name": self.name, "query": self.query, "status": self.status,
+                "sort": self.sort, "created_at": self.created_at, "opened_at": self.opened_at}
+
+
+_COLUMNS = "name, query, status, sort, created_at, opened_at"
+
+
+def clean_name(name: str) -> str:
+    """``name`` on one line, trimmed; raises :class:`LibraryError` when it is empty or longer
+    than :data:`NAME_MAX` characters."""
+    name = one_line(name).strip()
+    if not name:
+        raise LibraryError("a saved search needs a name")
+    if len(name) > NAME_MAX:
+        raise LibraryError(f"a saved search's name has at most {NAME_MAX} characters")
+    return name
+
+
+def check(status: str, sort: str) -> None:
+    """Raise :class:`LibraryError` for a status filter or sort order papertray does not know."""
+    if status not in ("all", *STATUSES):
+        raise LibraryError(f"unknown status {status!r}: use all, {', '.join(STATUSES)}")
+    if sort not in SORTS:
+        raise LibraryError(f"unknown sort {sort!r}: use {', '.join(SORTS)}")
+
+
+def save(conn: sqlite3.Connection, search: SavedSearch, seen: Iterable[str]) -> bool:
+    """Store ``search`` (replacing one of the same name, case aside) with the ids of the papers
+    it finds now (``seen``); True when it replaced one."""
+    with write_transaction(conn):
+        replaced = conn.execute("DELETE FROM saved_searches WHERE name = ?",
+                                (search.name,)).rowcount > 0
+        conn.execute(f"INSERT INTO saved_searches({_COLUMNS}) VALUES (?,?,?,?,?,?)",
+                     (search.name, search.query[:QUERY_MAX], search.status, search.sort,
+                      search.created_at, search.opened_at))
+        _see(conn, search.name, seen)
+    return replaced
+
+
+def opened(conn: sqlite3.Connection, name: str, seen: Iterable[str]) -> None:
+    """Say that the saved search ``name`` was opened now and found the papers ``seen``."""
+    with write_transaction(conn):
+        conn.execute("UPDATE saved_searches SET opened_at = ? WHERE name = ?", (now(), name))
+        _see(conn, name, seen)
+
+
+def _see(conn: sqlite3.Connection, name: str, seen: Iterable[str]) -> None:
+    conn.execute("DELETE FROM saved_seen WHERE name = ?", (name,))
+    conn.executemany("INSERT OR IGNORE INTO saved_seen(name, paper_id) VALUES (?, ?)",
+                     ((name, paper_id) for paper_id in seen))
+
+
+def remove(conn: sqlite3.Connection, name: str) -> SavedSearch:
+    """Remove the saved search ``name`` (case aside) and return it; raises
+    :class:`LibraryError` when there is none."""
+    found = get(conn, name)
+    with write_transaction(conn):
+        conn.execute("DELETE FROM saved_searches WHERE name = ?", (found.name,))
+        conn.execute("DELETE FROM saved_seen WHERE name = ?", (found.name,))
+    return found
+
+
+def get(conn: sqlite3.Connection, name: str, schema: str = "") -> SavedSearch:
+    """The saved search ``name`` (case aside); raises :class:`LibraryError` naming the saved
+    searches there are when there is none."""
+    row = conn.execute(f"SELECT {_COLUMNS} FROM {schema}saved_searches WHERE name = ?",
+                       (one_line(name).strip(),)).fetchone()
+    if row is None:
+        names = [s.name for s in all_saved(conn, schema)]
+        raise LibraryError(f"no saved search is named {one_line(name)!r}"
+                           + (f" (there are: {', '.join(names)})" if names else
+                              " (papertray saved add NAME QUERY saves one)"))
+    return SavedSearch(*row)
+
+
+def all_saved(conn: sqlite3.Connection, schema: str = "") -> list[SavedSearch]:
+    """Every saved search, by name (case aside). ``schema`` is ``"m."`` on the index's
+    connection, where the marks file is attached as ``m``."""
+    return [SavedSearch(*r) for r in conn.execute(
+        f"SELECT {_COLUMNS} FROM {schema}saved_searches ORDER BY name")]
+
+
+def merge(conn: sqlite3.Connection, records: list[dict]) -> list[SavedSearch]:
+    """Add the saved searches of an export (:meth:`SavedSearch.to_json` records) whose name is
+    not taken here (a name taken keeps what is here); returns those added. Records that are not
+    sound are skipped."""
+    added = []
+    with write_transaction(conn):
+        for r in records:
+            try:
+                search = SavedSearch(clean_name(str(r["name"])), str(r["query"])[:QUERY_MAX],
+                                     str(r["status"]), str(r["sort"]), str(r["created_at"]),
+                                     str(r["opened_at"]))
+                check(search.status, search.sort)
+            except (KeyError, TypeError, LibraryError):
+                continue
+            if conn.execute(
+                    f"INSERT OR IGNORE INTO saved_searches({_COLUMNS}) VALUES (?,?,?,?,?,?)",
+                    (search.name, search.query, search.status, search.sort, search.created_at,
+                     search.opened_at)).rowcount:
+                added.append(search)
+    return added
+
+
+def remember_query(conn: sqlite3.Connection, query: str) -> None:
+    """Put ``query`` first in the history (once; blank ones are not kept), the oldest past
+    :data:`HISTORY_MAX` dropped."""
+    query = one_line(query).strip()[:QUERY_MAX]
+    if not query:
+        return
+    with write_transaction(conn):
+        conn.execute("INSERT INTO query_history(query, used_at) VALUES (?, ?) "
+                     "ON CONFLICT(query) DO UPDATE SET used_at = excluded.used_at",
+                     (query, now()))
+        conn.execute("DELETE FROM query_history WHERE query NOT IN (SELECT query FROM "
+                     "query_history ORDER BY used_at DESC LIMIT ?)", (HISTORY_MAX,))
+
+
+def query_history(conn: sqlite3.Connection) -> list[str]:
+    """The queries of the history, the latest first."""
+    return [r[0] for r in conn.execute(
+        "SELECT query FROM query_history ORDER BY used_at DESC, rowid DESC")]

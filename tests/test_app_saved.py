@@ -1,0 +1,129 @@
+"""Saved searches, the query history and the session in the browser: b saves the search shown,
+B lists the saved searches with their counts, the palette opens one, Up in an empty search bar
+brings back earlier queries, and a restart puts back the query and the cursor paper."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.widgets import OptionList
+
+from db import Library
+from tests.tui_support import (
+    app_on,
+    palette_commands,
+    record_notifications,
+    settle,
+    shipped_app,
+    type_text,
+    wait_for,
+)
+from tui.browser.saved_screen import SavedSearchesScreen
+
+
+async def _search(pilot, query: str) -> None:
+    await pilot.press("slash", "ctrl+u")
+    await type_text(pilot, query)
+    await pilot.press("enter")
+    await settle(pilot)
+
+
+def _saved(seeds: Path, data: Path) -> dict[str, tuple[str, str, str]]:
+    with Library([seeds], data) as library:
+        return {c.search.name: (c.search.query, c.search.status, c.search.sort)
+                for c in library.saved_searches()}
+
+
+async def test_b_saves_the_search_shown_and_B_lists_and_opens_them(tmp_path: Path) -> None:
+    app, seeds, data = shipped_app(tmp_path)
+    notes = record_notifications(app)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await _search(pilot, "reinforcement learning")
+        await pilot.press("b", "enter")  # no name typed: the query is the name
+        await wait_for(pilot, lambda: any(n.startswith("saved the search") for n in notes),
+                       "the search to be saved")
+        await pilot.press("2", "O", "O")  # new papers only, by name
+        await _search(pilot, "graph")
+        await pilot.press("b")
+        await type_text(pilot, "new graphs")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: len(_saved(seeds, data)) == 2, "two saved searches")
+        assert _saved(seeds, data) == {
+            "reinforcement learning": ("reinforcement learning", "all", "relevance"),
+            "new graphs": ("graph", "new", "name")}
+        await pilot.press("B")
+        await wait_for(pilot, lambda: isinstance(app.screen, SavedSearchesScreen),
+                       "the saved searches")
+        options = app.screen.query_one(OptionList)
+        lines = [str(options.get_option_at_index(i).prompt) for i in range(2)]
+        assert lines[0].split()[:8] == ["new", "graphs", "2", "hits", "2", "new", "0",
+                                        "arrived"]
+        assert lines[1].split()[:7] == ["reinforcement", "learning", "8", "hits", "8", "new",
+                                        "0"]
+        await pilot.press("down", "enter")
+        await wait_for(pilot, lambda: app.search_bar.value == "reinforcement learning",
+                       "the saved search to open")
+        await settle(pilot)
+        assert (app.status_filter, app.sort_by, app.table.total) == ("all", "relevance", 8)
+        await pilot.press("B")
+        await wait_for(pilot, lambda: isinstance(app.screen, SavedSearchesScreen),
+                       "the saved searches")
+        await pilot.press("x")  # the first: new graphs
+        await wait_for(pilot, lambda: list(_saved(seeds, data)) == ["reinforcement learning"],
+                       "the saved search to go")
+        await settle(pilot)
+        assert app.screen is app.main_screen and app.table.total == 8
+
+
+async def test_the_palette_opens_a_saved_search(tmp_path: Path) -> None:
+    app, seeds, data = shipped_app(tmp_path)
+    with Library([seeds], data) as library:
+        library.save_search("graph by name", "graph", sort="name")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        commands = await palette_commands(pilot, "saved search graph")
+        assert "Saved search: graph by name" in str(commands.get_option_at_index(0).prompt)
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: app.search_bar.value == "graph", "the search to open")
+        await settle(pilot)
+        assert app.sort_by == "name" and app.header.sort_by == "name"
+
+
+async def test_up_in_an_empty_search_bar_walks_back_through_earlier_queries(
+        tmp_path: Path) -> None:
+    app, seeds, data = shipped_app(tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        for query in ("graph", "mixture of experts", "graph"):
+            await _search(pilot, query)
+        await pilot.press("slash", "ctrl+u", "up")
+        assert app.search_bar.value == "graph"
+        await pilot.press("up")
+        assert app.search_bar.value == "mixture of experts"
+        await pilot.press("up")  # the oldest: it stays
+        assert app.search_bar.value == "mixture of experts"
+        await pilot.press("ctrl+u")
+        await type_text(pilot, "moe")
+        await pilot.press("up")  # a query being typed is left alone
+        assert app.search_bar.value == "moe"
+        await pilot.press("enter")
+        await settle(pilot)
+    with Library([seeds], data) as library:
+        assert library.query_history() == ["moe", "graph", "mixture of experts"]
+
+
+async def test_a_restart_puts_back_the_query_and_the_cursor_paper(tmp_path: Path) -> None:
+    app, seeds, data = shipped_app(tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await _search(pilot, "learning")
+        await pilot.press("j", "j", "j")
+        await settle(pilot)
+        cursor = app.table.current_id
+        assert app.table.row_of(cursor) == 3
+    app = app_on(seeds, data)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        assert app.search_bar.value == "learning"
+        assert app.table.current_id == cursor and app.panel.paper.id == cursor
