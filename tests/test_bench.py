@@ -82,3 +82,18 @@ def test_the_latency_benchmark_times_each_length_in_a_sort_order(tmp_path: Path)
     rows = [line.split("|")[1:-1] for line in out.splitlines()[2:]]
     assert [(int(r[0]), int(r[1])) for r in rows] == [(0, 12), (3, 12)]
     assert all(0 < float(r[2]) <= float(r[3]) <= float(r[4]) for r in rows)
+
+
+def test_the_saved_search_benchmark_counts_and_cleans_up(tmp_path: Path) -> None:
+    from db import Library
+    from tests.db_support import copy_seeds
+
+    seeds, data = copy_seeds(tmp_path / "seeds"), tmp_path / "data"
+    out = subprocess.run([sys.executable, str(REPO / "bench" / "saved.py"), str(seeds),
+                          str(data), "--searches", "5"],
+                         capture_output=True, text=True, timeout=120, check=True).stdout
+    row = out.splitlines()[2].split("|")[1:-1]
+    assert int(row[0]) == 5 and float(row[1]) >= 1  # a passage of an abstract finds it
+    assert 0 < float(row[2]) <= float(row[3]) <= float(row[4])
+    with Library([seeds], data) as library:
+        assert library.saved_searches() == []

@@ -54,6 +54,12 @@ class SavedSearches:
         return [self._counts(s) for s in saved_db.all_saved(self._index(), "m.")]
 
     @recovering
+    def saved_search(self, name: str) -> SavedCounts:
+        """The saved search ``name`` (case aside) with its counts; raises
+        :class:`LibraryError` when there is none."""
+        return self._counts(saved_db.get(self._marks(), name))
+
+    @recovering
     def open_saved(self, name: str, limit: int = 200, offset: int = 0
                    ) -> tuple[SavedSearch, SearchResult]:
         """Run the saved search ``name`` (case aside): one page of its hits; its hits now count
