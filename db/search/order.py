@@ -17,10 +17,8 @@ from __future__ import annotations
 
 import sqlite3
 
-from db.models import SORTS, STATUSES
+from db.models import STATUSES
 from db.search.hits import HIT_COLUMNS
-
-__all__ = ["SORTS", "page"]
 
 _FROM = "FROM papers p LEFT JOIN m.marks k ON k.paper_id = p.id"
 _SEED = "p.first_file, p.first_pos"
@@ -50,7 +48,7 @@ def page(conn: sqlite3.Connection, papers: tuple[str, list] | None, sort: str, l
 
     ``papers`` is an SQL condition on ``papers p`` (and its mark ``k``) with its parameters
     that makes the set (:func:`db.search.rank.hit_set`; None: every paper). ``sort`` is one
-    of :data:`SORTS` ("relevance" here is seed order: the caller ranks every set that has
+    of :data:`db.models.SORTS` ("relevance" here is seed order: the caller ranks every set that has
     words)."""
     clauses, params = ([papers[0]], list(papers[1])) if papers else ([], [])
     tiers = _TIERS[sort]
