@@ -247,38 +247,46 @@ class Library(SavedSearches, MarksTransfer):
         as its marks would be, :func:`db.marks.refind.successor`), or None when it is gone."""
         return refind.successor(self._index(), self._marks(), paper_id, text)
 
-    def papers(self, query: str = "", status: str | None = None) -> Iterator[Paper]:
+    def papers(self, query: str = "", status: str | None = None,
+               ids: Sequence[str] | None = None) -> Iterator[Paper]:
         """Every paper a query finds (whole papers, best first; seed order for no query), read
-        a page of :data:`EXPORT_PAGE` at a time, for exports. Never raises on query text."""
+        a page of :data:`EXPORT_PAGE` at a time, for exports; or, given ``ids`` (full ids),
+        those papers in that order (ids the index lacks left out). Never raises on query
+        text."""
         offset = 0
-        while True:
+        while ids is None:
             result = self.search(query, status, limit=EXPORT_PAGE, offset=offset)
             yield from self._papers([h.id for h in result.hits])
             offset += len(result.hits)
             if not result.hits or offset >= result.total:
                 return
+        for start in range(0, len(ids), EXPORT_PAGE):
+            yield from self._papers(list(ids[start:start + EXPORT_PAGE]))
 
-    def export(self, query: str, status: str | None, fmt: str, out: TextIO) -> int:
-        """Write the papers ``query`` finds to ``out`` in ``fmt`` (:data:`export.FORMATS`);
-        returns how many. Raises ValueError for an unknown format."""
-        return export.write(self.papers(query, status), fmt, out, query)
+    def export(self, query: str, status: str | None, fmt: str, out: TextIO,
+               ids: Sequence[str] | None = None) -> int:
+        """Write the papers ``query`` finds (or the papers ``ids``: :meth:`papers`) to ``out``
+        in ``fmt`` (:data:`export.FORMATS`); returns how many. Raises ValueError for an
+        unknown format."""
+        return export.write(self.papers(query, status, ids), fmt, out, query)
 
     def export_file(self, path: Path, query: str = "", status: str | None = None,
-                    fmt: str | None = None) -> int:
+                    fmt: str | None = None, ids: Sequence[str] | None = None) -> int:
         """:meth:`export` into ``path`` (format from its ending when ``fmt`` is None, else
         Markdown), written whole or not at all (:func:`db.store.paths.writing`). Raises
         OSError when the file cannot be written, :class:`LibraryError` for a database file."""
         fmt = fmt or export.format_of(path)
         with writing(path) as out:
-            return self.export(query, status, fmt, out)
+            return self.export(query, status, fmt, out, ids)
 
     def export_to_data_dir(self, query: str = "", status: str | None = None,
-                           fmt: str = "md") -> tuple[Path, int]:
+                           fmt: str = "md", ids: Sequence[str] | None = None
+                           ) -> tuple[Path, int]:
         """:meth:`export_file` into a new file of ``exports/`` beside the marks file (the
         browser's export: :func:`export.new_file`); returns the path and how many papers.
         Raises OSError."""
         path = export.new_file(self.paths.marks.parent / "exports", fmt)
-        return path, self.export_file(path, query, status, fmt)
+        return path, self.export_file(path, query, status, fmt, ids)
 
     @recovering
     def _papers(self, ids: list[str]) -> list[Paper]:

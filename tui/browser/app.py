@@ -45,6 +45,7 @@ from tui.browser.reader import WIDE_AT, ReaderTools
 from tui.browser.saving import SavingApp
 from tui.browser.screens import HelpScreen, key_help
 from tui.browser.searching import SearchingApp
+from tui.browser.selecting import SelectingApp
 from tui.browser.syncing import SyncingApp
 from tui.browser.terminal import paste_safe
 from tui.browser.widgets import (
@@ -69,8 +70,8 @@ DEBOUNCE_S = 0.08
 POLL_S = 2.0
 
 
-class PapertrayApp(ReaderTools, SavingApp, LibraryWorkers, MarkingApp, SyncingApp, SearchingApp,
-                   KeysApp, FramesApp):
+class PapertrayApp(ReaderTools, SavingApp, SelectingApp, LibraryWorkers, MarkingApp, SyncingApp,
+                   SearchingApp, KeysApp, FramesApp):
     """The browser. Build it with :func:`make_app`."""
 
     CSS_PATH = "papertray.tcss"
@@ -113,6 +114,13 @@ class PapertrayApp(ReaderTools, SavingApp, LibraryWorkers, MarkingApp, SyncingAp
         Binding("O", "sort", "sort", show=False, id="app.sort",
                 tooltip="Sort the papers: relevance, seed order, name, year, status (new "
                         "first), latest marked; the next order at each press"),
+        Binding("v", "select", "select", show=False, id="app.select",
+                tooltip="Select the paper (again: unselect) and go to the next; the mark keys, "
+                        "# and e act on the selected papers"),
+        Binding("V", "select_all", "select all", show=False, id="app.select-all",
+                tooltip="Select every paper shown (the query and the filter)"),
+        Binding("escape", "clear_selection", "clear selection", show=False,
+                id="app.clear-selection", tooltip="Clear the selection"),
         Binding("b", "save_search", "save search", show=False, id="app.save-search",
                 tooltip="Save the search shown (query, filter, sort) under a name"),
         Binding("B", "saved_searches", "saved searches", show=False, id="app.saved-searches",
@@ -181,6 +189,7 @@ class PapertrayApp(ReaderTools, SavingApp, LibraryWorkers, MarkingApp, SyncingAp
         self._init_marks()
         self._init_workers()
         self._init_saving()
+        self._init_selection()
         self._init_reader(DataPaths.resolve(data_dir).marks)
 
     def get_driver_class(self) -> type[Driver]:

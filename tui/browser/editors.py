@@ -1,4 +1,5 @@
-"""A one-line editor over the browser, for a paper's note (``a``) and its tags (``#``).
+"""A one-line editor over the browser, for a paper's note (``a``) and its tags (``#``) (and the
+name of a saved search); and a one-line yes-or-no question (:class:`ConfirmLine`).
 
 Enter or ctrl+s saves (the screen is dismissed with the text), Esc cancels (dismissed with None);
 ctrl+q saves, then quits (``tui.browser.keys.KeysApp._save_prompt``).
@@ -114,4 +115,24 @@ class TextPrompt(ModalScreen[str | None], ClosesOnce):
         keys held meanwhile go on, to the screen below."""
         if self.app.screen is self:
             self.dismiss(self.input.value if save else None)
+        self.app.post_message(KeysWelcome())
+
+
+class ConfirmLine(ModalScreen[bool], ClosesOnce):
+    """One line at the foot of the browser asking a yes-or-no question: ``y`` answers yes,
+    any other key no (the key is used up). Its result is the answer."""
+
+    def __init__(self, question: str) -> None:
+        super().__init__()
+        self.question = question
+
+    def compose(self) -> ComposeResult:
+        line = Text(one_line(self.question), style="bold", end="")
+        line.append("  y confirms, any other key cancels", "italic")
+        yield Static(line, id="confirm-line")
+
+    def on_key(self, event: Key) -> None:
+        event.stop()
+        event.prevent_default()
+        self.dismiss(event.key == "y")
         self.app.post_message(KeysWelcome())

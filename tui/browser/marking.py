@@ -53,6 +53,8 @@ class MarkingApp(BrowserBase):
 
         Shown at once in the row, the panel and the counts; written by a worker right away.
         """
+        if self.lib is not None and self.mark_selection(status):
+            return  # the selected papers, not the cursor paper
         table = self.table
         paper_id = table.current_id
         hit = table.hit(paper_id) if paper_id else None
@@ -78,7 +80,7 @@ class MarkingApp(BrowserBase):
     def action_export(self) -> None:
         """Write the current query's papers (with the status filter) to a file, off the UI
         thread; :meth:`_exported` shows where."""
-        if self.lib is not None:
+        if self.lib is not None and not self.export_selection():
             self.ask_export(self._query, self.status_filter)
 
     @on(Exported)

@@ -159,7 +159,10 @@ class ReaderTools:
                 "u undoes"))), save)
 
     def action_add_tags(self) -> None:
-        """Tag the cursor paper (words separated by spaces; ``-name`` removes a tag)."""
+        """Tag the cursor paper, or the selected papers (words separated by spaces; ``-name``
+        removes a tag)."""
+        if self.tag_selection():
+            return
         paper = self._shown_paper()
         if paper is None:
             return

@@ -177,6 +177,8 @@ class SearchingApp(BrowserBase):
                 status.append(f"{table.window_offset + table.cursor_row + 1}/{table.total}")
             else:
                 status.append("0/0")
+            if getattr(self, "selection", None):
+                status.append(f"  {len(self.selection)} selected", "bold")
             if result.notice:
                 notice = said(one_line(result.notice), getattr(self, "ascii_only", False))
                 status.append("  " + notice, "italic")

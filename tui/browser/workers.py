@@ -87,7 +87,7 @@ class LibraryWorkers:
     def _init_workers(self) -> None:
         self._mark_queue: deque[MarkOp] = deque()
         self._mark_lock = threading.Lock()
-        # exports asked for (query, status filter) that no worker has begun yet
+        # exports asked for (query, status filter, ids) that no worker has begun yet
         self._exports_asked: deque[tuple[str, str]] = deque()
         self._export_lock = threading.Lock()
 
@@ -217,10 +217,11 @@ class LibraryWorkers:
             paper = None
         self.post_message(PaperLoaded(paper_id, paper))
 
-    def ask_export(self, query: str, status: str) -> None:
-        """Export the papers of ``query`` and the status filter (:meth:`export_papers`)."""
+    def ask_export(self, query: str, status: str, ids: tuple[str, ...] = ()) -> None:
+        """Export the papers of ``query`` and the status filter, or the papers ``ids``
+        (:meth:`export_papers`)."""
         with self._export_lock:
-            self._exports_asked.append((query, status))
+            self._exports_asked.append((query, status, ids))
         self.export_papers()
 
     @work(thread=True, exit_on_error=False, group="export")
@@ -231,18 +232,18 @@ class LibraryWorkers:
         with self._export_lock:
             if not self._exports_asked:
                 return  # written by flush_exports as the app closed
-            query, status = self._exports_asked.popleft()
+            query, status, ids = self._exports_asked.popleft()
         try:
-            path, count = self._export(query, status)
+            path, count = self._export(query, status, ids)
         except (LibraryError, sqlite3.Error, OSError) as exc:
             self.post_message(Exported("", 0, str(exc)))
             return
         self.post_message(Exported(str(path), count))
 
-    def _export(self, query: str, status: str) -> tuple[str, int]:
+    def _export(self, query: str, status: str, ids: tuple[str, ...]) -> tuple[str, int]:
         """Export to the data folder; a file of no papers is removed (path "")."""
         assert self.lib is not None
-        path, count = self.lib.export_to_data_dir(query, _filter(status))
+        path, count = self.lib.export_to_data_dir(query, _filter(status), ids=ids or None)
         if count == 0:
             path.unlink(missing_ok=True)
             return "", 0
@@ -254,9 +255,9 @@ class LibraryWorkers:
         still writes the file)."""
         with self._export_lock:
             asked, self._exports_asked = list(self._exports_asked), deque()
-        for query, status in asked:
+        for query, status, ids in asked:
             with contextlib.suppress(LibraryError, sqlite3.Error, OSError):
-                self._export(query, status)
+                self._export(query, status, ids)
 
     def queue_mark(self, op: MarkOp) -> None:
         """Queue a marking step and start a worker that writes the queue (in order)."""

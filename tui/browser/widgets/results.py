@@ -7,7 +7,7 @@ What is shown and where the cursor goes is here; how the cells are drawn is
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import ClassVar
 
 from rich.style import Style
@@ -89,6 +89,8 @@ class ResultsTable(FastTable, inherit_bindings=False):
         self._wanted: int | None = None
         self._wanted_focus: str | int = FOLLOW_CURSOR
         self._ahead = 0  # rows the cursor still has to move once the wanted window arrives
+        self.selected: frozenset[str] = frozenset()
+        """Ids of the selected papers: their rows show :data:`SELECTED` before the name."""
 
     # -- what the app reads ------------------------------------------------------------------
     @property
@@ -145,6 +147,13 @@ class ResultsTable(FastTable, inherit_bindings=False):
             return
         self._hits[paper_id] = dataclasses.replace(hit, status=status)
         self.update_cell(paper_id, "mark", self._mark_cell(status))
+        self._shown = None  # the rows differ from what the last fill drew
+
+    def show_selection(self, selected: Iterable[str]) -> None:
+        """Show the papers ``selected`` (ids) as selected, and no other."""
+        before, self.selected = self.selected, frozenset(selected)
+        for paper_id in (before ^ self.selected) & self._hits.keys():
+            self.update_cell(paper_id, "name", self._name_cell(self._hits[paper_id]))
         self._shown = None  # the rows differ from what the last fill drew
 
     def row_of(self, paper_id: str) -> int | None:
@@ -270,8 +279,8 @@ class ResultsTable(FastTable, inherit_bindings=False):
     def _fill(self, focus: str | int | None, fallback: int) -> None:
         widths = self._column_widths()
         # the styles are in the cells: a change of theme draws them anew
-        shown = [self.app.theme, *((h.id, h.name, h.title, h.headline, h.status, h.tags)
-                                   for h in self._hits.values())]
+        shown = [self.app.theme, *((h.id, h.name, h.title, h.headline, h.status, h.tags,
+                                    h.id in self.selected) for h in self._hits.values())]
         if widths == self._widths and self.columns and shown == self._shown:
             pass  # the rows shown already (a key that changed no hit): nothing to draw again
         elif widths == self._widths and self.columns:
@@ -299,12 +308,20 @@ class ResultsTable(FastTable, inherit_bindings=False):
             row = fallback
         self.move_cursor(row=min(max(row, 0), self.row_count - 1), animate=False)
 
-    def _cells(self, hit: Hit) -> tuple[Text, ...]:
+    def _name_cell(self, hit: Hit) -> Text:
+        """The name (else the short id), after :data:`SELECTED` when the paper is selected."""
         ascii_only = self.glyphs is ASCII_GLYPHS
         if hit.name:
             name = plain(hit.name, self._style("name"), ascii_only)
         else:
             name = plain(hit.short_id, self._style("id"), ascii_only)
+        if hit.id in self.selected:
+            name = Text.assemble((SELECTED, "bold reverse"), " ", name, end="")
+        return name
+
+    def _cells(self, hit: Hit) -> tuple[Text, ...]:
+        ascii_only = self.glyphs is ASCII_GLYPHS
+        name = self._name_cell(hit)
         headline = plain(render_plain(hit.title, ascii_only) if hit.title else
                          ascii_headline(hit.headline) if ascii_only else hit.headline,
                          ascii_only=ascii_only)
@@ -319,6 +336,10 @@ class ResultsTable(FastTable, inherit_bindings=False):
     def _style(self, component: str) -> Style:
         # partial: only what the .tcss sets, so the cursor row keeps its own background
         return self.get_component_rich_style(f"results--{component}", partial=True)
+
+
+#: What a selected row shows before its name (a character: visible without colour too).
+SELECTED = "+"
 
 
 def _tags_text(hit: Hit) -> str:
