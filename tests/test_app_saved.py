@@ -83,7 +83,10 @@ async def test_the_palette_opens_a_saved_search(tmp_path: Path) -> None:
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         commands = await palette_commands(pilot, "saved search graph")
-        assert "Saved search: graph by name" in str(commands.get_option_at_index(0).prompt)
+        await wait_for(pilot, lambda: app.screen.answered, "every provider's commands")
+        prompts = [str(commands.get_option_at_index(i).prompt)
+                   for i in range(commands.option_count)]
+        commands.highlighted = prompts.index("Saved search: graph by name")
         await pilot.press("enter")
         await wait_for(pilot, lambda: app.search_bar.value == "graph", "the search to open")
         await settle(pilot)

@@ -32,7 +32,8 @@ def rank(conn: sqlite3.Connection, q: Query, m: Matches, limit: int, offset: int
         return (*order.page(conn, hit_set(conn, q, m), sort, limit, offset), "")
     words, long, partial = _shape(conn, q, m)
     if sort != "relevance":
-        total, rows = order.page(conn, hit_set(conn, q, m), sort, limit, offset)
+        total, rows = order.page(conn, hit_set(conn, q, m), sort, limit, offset,
+                                 None if partial else m.having_all)
         return total, rows, _partial_notice(words, m.having_all, long, "") if partial else ""
     if partial:
         total, rows = _partial(conn, q, m, limit, offset, long)
