@@ -43,8 +43,10 @@ class KeyHelp:
 
 
 def key_help(active: Mapping[str, ActiveBinding], key_display: Callable[[Binding], str],
-             section_of: Callable[[object], str | None]) -> list[KeyHelp]:
-    """Lines of help for ``active`` (``Screen.active_bindings``), one per action and section.
+             section_of: Callable[[object], str | None],
+             order: Sequence[str] = ()) -> list[KeyHelp]:
+    """Lines of help for ``active`` (``Screen.active_bindings``), one per action and section,
+    in the ``order`` of their binding ids (those not in it last, as ``active`` has them).
 
     Keys of one action are joined, single characters first (``↓ j``, ``q ^q``); bindings without
     an id or a description (Textual's own system keys) are left out, and so are nodes that
@@ -59,12 +61,15 @@ def key_help(active: Mapping[str, ActiveBinding], key_display: Callable[[Binding
         shown = key_display(binding)
         if shown not in keys:
             keys.append(shown)
+    position = {binding_id: n for n, binding_id in enumerate(order)}
+    ordered = sorted(grouped.items(), key=lambda item: position.get(item[1][1].id, len(order)))
     return [KeyHelp(section, " ".join(sorted(keys, key=len)),
                     binding.tooltip or binding.description)
-            for (section, _), (keys, binding) in grouped.items()]
+            for (section, _), (keys, binding) in ordered]
 
 
-#: The keys that close the help (the app holds the keys typed after one until it is closed).
+#: The keys that close the help by default: Esc and the default keys of help and quit (the app
+#: gives it Esc and those in force, and holds the keys typed after one until it is closed).
 HELP_CLOSE_KEYS = ("escape", "q", "question_mark", "f1")
 
 
