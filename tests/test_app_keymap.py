@@ -69,7 +69,7 @@ async def test_a_moved_mark_key_marks_and_the_old_key_no_longer_does(tmp_path: P
 
 
 async def test_the_footer_help_and_palette_show_the_keys_in_force(tmp_path: Path) -> None:
-    _keys_file('mark-read = "R"\nhelp = "h"\nundo = ["U", "ctrl+u"]\n')
+    _keys_file('mark-read = "R"\nhelp = "h"\nundo = ["U", "ctrl+u"]\nsimilar = "f"\n')
     app = shipped_app(tmp_path)[0]
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
@@ -86,6 +86,8 @@ async def test_the_footer_help_and_palette_show_the_keys_in_force(tmp_path: Path
         assert ("R", "Mark the paper read and go to the next one (again: back to new)") in pairs
         assert ("h", "Show all keys and the query syntax") in pairs
         assert [keys for keys, _ in app.screen.marks] == ["U ^u"]
+        assert ("like:0412d482", "papers most like that one (f); like:to-read: like your list "
+                "(S)") in app.screen.syntax
         await pilot.press("h")  # the help's key closes it too
         await wait_for(pilot, lambda: not isinstance(app.screen, HelpScreen), "help to close")
         commands: CommandList = await palette_commands(pilot, "mark the paper read")

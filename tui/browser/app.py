@@ -246,8 +246,16 @@ class PapertrayApp(ReaderTools, LibraryWorkers, MarkingApp, SyncingApp, Searchin
 
         lines = key_help(self.main_screen.active_bindings, self.get_key_display, section,
                          [action.id for action in ACTIONS.values()])
-        self.push_screen(HelpScreen(lines, self._marks_help()),
+        self.push_screen(HelpScreen(lines, self._marks_help(), self._keys_shown()),
                          lambda _: self._screen_closed())  # keys typed after its closing key go on
+
+    def _keys_shown(self) -> dict[str, str]:
+        """Each action's keys in force as the help shows them (``s``, ``^n``), by action name."""
+        shown: dict[str, list[str]] = {}
+        for binding in in_force(ACTIONS.values(), self.keys_in_force.keys):
+            shown.setdefault(binding.id.partition(".")[2], []).append(
+                self.get_key_display(binding))
+        return {name: " ".join(keys) for name, keys in shown.items()}
 
     def _marks_help(self) -> list[tuple[str, str]]:
         """The help's notes on marks, with the undo keys taken from the bindings."""

@@ -17,7 +17,8 @@ from textual.widgets import Static
 
 from tui.browser.closing import ClosesOnce
 
-#: The query language in brief (docs/search.md has the whole of it).
+#: The query language in brief (docs/search.md has the whole of it); ``{action}`` is the key of
+#: that action in force.
 QUERY_SYNTAX = (
     ("graph neural", "papers with all the words (the last one may be unfinished)"),
     ('"exact phrase"', "the words in this order"),
@@ -28,7 +29,8 @@ QUERY_SYNTAX = (
     ("-is:read -has:code", "a filter with - excludes what it names"),
     ("in:icml", "papers whose collection or seed file name contains icml"),
     ("tag:moe", "papers you tagged moe (your notes' words are searched too)"),
-    ("like:0412d482", "papers most like that one (s); like:to-read: like your list (S)"),
+    ("like:0412d482", "papers most like that one ({similar}); like:to-read: like your list "
+                      "({like-to-read})"),
     ("au:vedaldi", "papers with an author of that name (au:andrea_vedaldi for both names)"),
 )
 
@@ -81,11 +83,15 @@ class HelpScreen(ModalScreen[None], ClosesOnce):
                 tooltip="Close the help"),
     ]
 
-    def __init__(self, lines: list[KeyHelp], marks: Sequence[tuple[str, str]] = ()) -> None:
+    def __init__(self, lines: list[KeyHelp], marks: Sequence[tuple[str, str]] = (),
+                 keys: Mapping[str, str] | None = None) -> None:
         super().__init__()
         self.lines = lines
         self.marks = list(marks)
         """The "Marks" section: ``(keys, note)`` rows (where marks live, who shares undo)."""
+        shown = {"similar": "s", "like-to-read": "S", **(keys or {})}
+        self.syntax = [(text, note.format_map(shown)) for text, note in QUERY_SYNTAX]
+        """The "Query syntax" section, with the keys in force (``keys``: by action name)."""
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="help-box"):
@@ -102,7 +108,7 @@ class HelpScreen(ModalScreen[None], ClosesOnce):
             sections.setdefault(line.section, []).append((line.keys, line.description))
         if self.marks:
             sections["Marks"] = self.marks
-        sections["Query syntax"] = list(QUERY_SYNTAX)
+        sections["Query syntax"] = self.syntax
         width = max(len(keys) for rows in sections.values() for keys, _ in rows)
         parts: list[Text | Table] = []
         for title, rows in sections.items():
