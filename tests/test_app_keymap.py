@@ -151,3 +151,20 @@ async def test_papertray_config_dir_is_the_folder_read(tmp_path: Path,
         burst(app, ["T"])
         await settle(pilot)
     assert _statuses(seeds, data) == {first: "to-read"}
+
+
+async def test_two_actions_swap_their_keys(tmp_path: Path) -> None:
+    """Textual's keymap takes a swap: t marks read and r to-read, and the footer says so."""
+    _keys_file('mark-read = "t"\nmark-to-read = "r"\n')
+    app, seeds, data = shipped_app(tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await wait_for(pilot, lambda: ("t", "read") in _footer(app), "the footer's keys")
+        assert ("r", "to-read") in _footer(app)
+        first = app.table.current_id
+        burst(app, ["t"])
+        await settle(pilot)
+        second = app.table.current_id
+        burst(app, ["r"])
+        await settle(pilot)
+    assert _statuses(seeds, data) == {first: "read", second: "to-read"}
