@@ -29,7 +29,8 @@ def test_db_has_a_room_for_each_stage():
 
 
 def test_tui_has_a_room_for_each_front_end():
-    """The command line and the browser, and beside them what both draw (tui.glyphs)."""
+    """The command line and the browser, and beside them what both use: the glyphs they draw
+    (tui.glyphs), the actions and their keys (tui.actions, tui.keymap)."""
     import tui
 
     packages = {m.name for m in pkgutil.iter_modules(tui.__path__) if m.ispkg}

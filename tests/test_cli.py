@@ -351,11 +351,12 @@ def test_no_query_is_an_error_for_the_console_script(papertray):
 def test_the_commands_are_the_issues():
     from tui.cli.main import cli
 
-    issue = ["list", "mark", "orphans", "search", "show", "stats", "sync", "undo"]
+    issue = ["keys", "list", "mark", "orphans", "search", "show", "stats", "sync", "undo"]
     assert set(issue) <= set(cli.commands)
     options = {name: sorted(p.name for p in cli.commands[name].params
                             if isinstance(p, click.Option)) for name in issue}
     assert options == {
+        "keys": ["as_json"],
         "list": ["as_json", "limit", "offset", "sort", "status"],
         "mark": ["as_json", "status", "status", "status"],
         "orphans": ["as_json"],

@@ -13,7 +13,9 @@ import pytest
 from db.marks.transfer import ImportSummary
 from db.models import FileReport, Hit, SearchResult, SyncReport
 from tests.db_support import REPO
+from tui.cli.keys import keys_json
 from tui.cli.main import cli
+from tui.keymap import load_keymap
 
 DOCS = REPO / "docs"
 README = (REPO / "README.md").read_text(encoding="utf-8")
@@ -145,6 +147,8 @@ def test_json_keys_are_documented():
              "entries", "files", "changed", "old", "new", "updated_at", "label", "authors",
              "year", "venue", "format", "version", "exported_at", "marks", "anchor"}
     keys |= set(ImportSummary().to_json())
+    actions = keys_json(load_keymap())
+    keys |= set(actions) | set(actions["actions"][0])
     section = _section(CLI_DOC, "## JSON output")
     missing = sorted(k for k in keys if f'"{k}"' not in section)
     assert missing == []
@@ -166,6 +170,7 @@ def test_query_syntax_is_documented(page):
 def test_files_page_names_where_the_files_live():
     text = (DOCS / "files.md").read_text(encoding="utf-8")
     for name in ("index.sqlite", "marks.sqlite", "user_cache_dir", "user_data_dir", "--data-dir",
-                 "PAPERTRAY_DATA_DIR", "settings.json"):
+                 "PAPERTRAY_DATA_DIR", "settings.json", "keys.toml", "user_config_dir",
+                 "PAPERTRAY_CONFIG_DIR"):
         assert name in text, name
 

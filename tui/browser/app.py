@@ -29,7 +29,9 @@ from textual.worker import Worker, WorkerState
 
 from db.store.paths import DataPaths, write_privately
 from db.text import one_line
+from tui.actions import ACTIONS, APP_ACTIONS
 from tui.browser.ascii import NoColour, install_scroll_bars, key_name, without_colour
+from tui.browser.bindings import bindings_of, in_force
 from tui.browser.commands import (
     AsciiCommandPalette,
     SavedSearchCommands,
@@ -43,7 +45,7 @@ from tui.browser.keys import KeysApp
 from tui.browser.marking import MarkingApp
 from tui.browser.reader import WIDE_AT, ReaderTools
 from tui.browser.saving import SavingApp
-from tui.browser.screens import HelpScreen, key_help
+from tui.browser.screens import HELP_CLOSE_KEYS, HelpScreen, key_help
 from tui.browser.searching import SearchingApp
 from tui.browser.selecting import SelectingApp
 from tui.browser.syncing import SyncingApp
@@ -59,6 +61,7 @@ from tui.browser.widgets import (
 )
 from tui.browser.workers import LibraryWorkers
 from tui.glyphs import ASCII_GLYPHS, glyphs_for, wants_ascii
+from tui.keymap import load_keymap
 
 #: Hits the table holds at most (or twice the terminal's height, if more); more are loaded as
 #: the cursor moves. Textual's DataTable measures every row it is given (200 rows cost ~25 ms
@@ -79,90 +82,8 @@ class PapertrayApp(ReaderTools, SavingApp, SelectingApp, LibraryWorkers, Marking
     HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [(0, "-narrow"), (WIDE_AT, "-wide")]
     COMMANDS = App.COMMANDS | {TriageCommands, SortCommands, SavedSearchCommands}
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("question_mark,f1", "show_help", "help", id="app.help",
-                tooltip="Show all keys and the query syntax"),
-        # Entering and leaving the search bar are priority bindings: they act as their key
-        # arrives, before later keys are routed, so "/wudi⏎t" typed ahead searches, then marks.
-        Binding("slash", "focus_search", "search", priority=True, id="app.search",
-                tooltip="Search: type a query (Enter, Down or Esc to return to the table)"),
-        Binding("escape", "leave_search", "results", priority=True, id="app.leave-search",
-                tooltip="Back to the results (the query stays)"),
-        Binding("enter,down", "leave_search", "results", show=False, priority=True,
-                id="app.leave-search-enter", tooltip="Back to the results (the query stays)"),
-        Binding("r", "mark('read')", "read", id="app.mark-read",
-                tooltip="Mark the paper read and go to the next one (again: back to new)"),
-        Binding("t", "mark('to-read')", "to-read", id="app.mark-to-read",
-                tooltip="Mark the paper to-read and go to the next one (again: back to new)"),
-        Binding("x", "mark('new')", "new", show=False, id="app.mark-new",
-                tooltip="Clear the mark (back to new) and go to the next paper"),
-        Binding("u", "undo", "undo", id="app.undo",
-                tooltip="Undo the latest mark made on this data folder, in this window or "
-                        "another (repeatable, even after a restart)"),
-        Binding("n", "next_new(1)", "next new", show=False, id="app.next-new",
-                tooltip="Jump to the next new paper"),
-        Binding("N", "next_new(-1)", "previous new", show=False, id="app.previous-new",
-                tooltip="Jump to the previous new paper"),
-        Binding("1", "filter('all')", "all", show=False, id="app.filter-all",
-                tooltip="Show all papers"),
-        Binding("2", "filter('new')", "new", show=False, id="app.filter-new",
-                tooltip="Show only new papers"),
-        Binding("3", "filter('to-read')", "to-read", show=False, id="app.filter-to-read",
-                tooltip="Show only to-read papers"),
-        Binding("4", "filter('read')", "read", show=False, id="app.filter-read",
-                tooltip="Show only read papers"),
-        Binding("O", "sort", "sort", show=False, id="app.sort",
-                tooltip="Sort the papers: relevance, seed order, name, year, status (new "
-                        "first), latest marked; the next order at each press"),
-        Binding("v", "select", "select", show=False, id="app.select",
-                tooltip="Select the paper (again: unselect) and go to the next; the mark keys, "
-                        "# and e act on the selected papers"),
-        Binding("V", "select_all", "select all", show=False, id="app.select-all",
-                tooltip="Select every paper shown (the query and the filter)"),
-        Binding("escape", "clear_selection", "clear selection", show=False,
-                id="app.clear-selection", tooltip="Clear the selection"),
-        Binding("b", "save_search", "save search", show=False, id="app.save-search",
-                tooltip="Save the search shown (query, filter, sort) under a name"),
-        Binding("B", "saved_searches", "saved searches", show=False, id="app.saved-searches",
-                tooltip="List the saved searches: hits, new, arrived since last opened; "
-                        "Enter opens one"),
-        Binding("space", "scroll_abstract('page')", "scroll", show=False, id="app.scroll-page",
-                tooltip="Scroll the abstract down a page"),
-        Binding("J", "scroll_abstract('down')", "scroll down", show=False, id="app.scroll-down",
-                tooltip="Scroll the abstract down a line"),
-        Binding("K", "scroll_abstract('up')", "scroll up", show=False, id="app.scroll-up",
-                tooltip="Scroll the abstract up a line"),
-        Binding("s", "similar", "similar", show=False, id="app.similar",
-                tooltip="Papers most like this one (the query like:ID)"),
-        Binding("S", "like_to_read", "like to-read", show=False, id="app.like-to-read",
-                tooltip="New papers most like your to-read list (the query like:to-read)"),
-        Binding("a", "edit_note", "note", show=False, id="app.note",
-                tooltip="Write a note on the paper (Enter saves, Esc cancels)"),
-        Binding("number_sign", "add_tags", "tag", show=False, id="app.tag",
-                tooltip="Tag the paper (find tags with tag:NAME; -NAME removes one)"),
-        Binding("y", "copy('link')", "copy link", show=False, id="app.copy-link",
-                tooltip="Send the paper's link to the terminal's clipboard (OSC 52, over SSH too)"),
-        Binding("Y", "copy('abstract')", "copy abstract", show=False, id="app.copy-abstract",
-                tooltip="Send the abstract to the terminal's clipboard (OSC 52)"),
-        Binding("c", "copy('citation')", "copy BibTeX", show=False, id="app.copy-citation",
-                tooltip="Send a BibTeX citation of the paper to the terminal's clipboard"),
-        Binding("L", "cycle_layout", "layout", show=False, id="app.layout",
-                tooltip="Switch the layout: automatic, stacked, side by side"),
-        Binding("e", "export", "export", show=False, id="app.export",
-                tooltip="Export the papers shown (query and filter) to a Markdown checklist in "
-                        "the data folder"),
-        Binding("q", "quit", "quit", id="app.quit",
-                tooltip="Quit (marks are saved as you make them)"),
-        # the terminal is in raw mode: ctrl+z reaches the app as a key, not as SIGTSTP; a
-        # priority binding, so that it works over the editors, the help and the palette too
-        Binding("ctrl+z", "suspend_process", "suspend", show=False, priority=True,
-                id="app.suspend",
-                tooltip="Suspend papertray to the shell (fg brings it back)"),
-        Binding("ctrl+q", "quit", "quit", show=False, priority=True, id="app.quit-anywhere",
-                tooltip="Quit (marks are saved as you make them)"),
-        Binding("ctrl+p", "command_palette", "palette", show=False, priority=True,
-                id="app.palette", tooltip="Open the command palette"),
-    ]
+    #: The default keys; ``keys.toml`` (:mod:`tui.keymap`) may give others (:attr:`keys_in_force`).
+    BINDINGS: ClassVar[list[BindingType]] = bindings_of(APP_ACTIONS)
 
     def __init__(self, seeds: list[str] | None = None, data_dir: str | None = None, *,
                  page_size: int | None = None, ascii_only: bool | None = None,
@@ -184,13 +105,31 @@ class PapertrayApp(ReaderTools, SavingApp, SelectingApp, LibraryWorkers, Marking
         self.ended_on_error = False
         self._init_sync()
         self._init_search()
-        self._init_keys()
+        #: The keys in force: the defaults and what ``keys.toml`` changes (its notice, if bad).
+        self.keys_in_force = load_keymap()
+        self._use_keymap()
+        self._init_keys(self.keys_in_force.keys["quit-anywhere"], self._help_close_keys())
         self._init_frames()
         self._init_marks()
         self._init_workers()
         self._init_saving()
         self._init_selection()
         self._init_reader(DataPaths.resolve(data_dir).marks)
+
+    def _use_keymap(self) -> None:
+        """Give the bindings the keys of ``keys.toml`` (Textual's keymap, by binding id), the
+        help the keys that close it, the footer the palette's key."""
+        keys = self.keys_in_force.keys
+        keymap = self.keys_in_force.for_textual()
+        if set(self._help_close_keys()) != set(HELP_CLOSE_KEYS):
+            keymap["help.close"] = ",".join(self._help_close_keys())
+        self.set_keymap(keymap)
+        self.COMMAND_PALETTE_BINDING = keys["palette"][0]  # the footer shows this key
+
+    def _help_close_keys(self) -> tuple[str, ...]:
+        """Esc, and the keys in force of the help and of quitting, close the help."""
+        keys = self.keys_in_force.keys
+        return tuple(dict.fromkeys(("escape", *keys["help"], *keys["quit"])))
 
     def get_driver_class(self) -> type[Driver]:
         """Textual's driver for this terminal, with bracketed pastes kept whole
@@ -269,6 +208,8 @@ class PapertrayApp(ReaderTools, SavingApp, SelectingApp, LibraryWorkers, Marking
         self.table.focus()
         self.panel.show_message(Text(f"opening the library{self.glyphs['more']}"))
         self.open_library()
+        if self.keys_in_force.notice:
+            self.notify(self.keys_in_force.notice, severity="warning", markup=False, timeout=12)
         self.set_interval(self.poll_seconds, self._poll_seeds)
         self.app_resume_signal.subscribe(self, self._draw_after_resume)
 
@@ -309,14 +250,23 @@ class PapertrayApp(ReaderTools, SavingApp, SelectingApp, LibraryWorkers, Marking
                 return "Moving in the results"
             return "Triage, filters and search" if node is self else None
 
-        self.push_screen(HelpScreen(key_help(self.main_screen.active_bindings,
-                                             self.get_key_display, section), self._marks_help()),
+        lines = key_help(self.main_screen.active_bindings, self.get_key_display, section,
+                         [action.id for action in ACTIONS.values()])
+        self.push_screen(HelpScreen(lines, self._marks_help(), self._keys_shown()),
                          lambda _: self._screen_closed())  # keys typed after its closing key go on
+
+    def _keys_shown(self) -> dict[str, str]:
+        """Each action's keys in force as the help shows them (``s``, ``^n``), by action name."""
+        shown: dict[str, list[str]] = {}
+        for binding in in_force(ACTIONS.values(), self.keys_in_force.keys):
+            shown.setdefault(binding.id.partition(".")[2], []).append(
+                self.get_key_display(binding))
+        return {name: " ".join(keys) for name, keys in shown.items()}
 
     def _marks_help(self) -> list[tuple[str, str]]:
         """The help's notes on marks, with the undo keys taken from the bindings."""
         undo = " ".join(self.get_key_display(binding)
-                        for binding in Binding.make_bindings(self.BINDINGS)
+                        for binding in in_force(APP_ACTIONS, self.keys_in_force.keys)
                         if binding.action == "undo")
         return [(undo, "Marks are saved as you make them, in the data folder. Every papertray "
                  f"on the same data folder shares one undo history: {undo} takes back the "

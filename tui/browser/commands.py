@@ -28,6 +28,8 @@ from textual.widgets import Input
 from textual.worker import Worker
 
 from db.models import SORTS
+from tui.actions import APP_ACTIONS
+from tui.browser.bindings import in_force
 from tui.browser.closing import ClosesOnce
 from tui.browser.messages import KeysWelcome
 
@@ -89,15 +91,15 @@ class AsciiCommandPalette(TriagePalette):
 
 
 class TriageCommands(Provider):
-    """One palette command per binding of the app that has a tooltip (except quit and the
-    palette itself, which Textual lists already, and leaving the search bar)."""
+    """One palette command per action of the app (except quit and the palette itself, which
+    Textual lists already, and leaving the search bar), with its keys in force."""
 
     def _commands(self) -> Iterator[tuple[str, str, str]]:
         """``(name, help, action)`` for each command, in binding order."""
         app = self.app
         keys: dict[str, list[str]] = {}
         bindings: dict[str, Binding] = {}
-        for binding in Binding.make_bindings(type(app).BINDINGS):
+        for binding in in_force(APP_ACTIONS, app.keys_in_force.keys):
             if not binding.id or not binding.tooltip or binding.action in (
                     "quit", "command_palette", "leave_search"):
                 continue

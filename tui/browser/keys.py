@@ -36,8 +36,9 @@ bracket, or keys typed ahead: :mod:`tui.browser.bursts`) waits in the queue as o
 it is search text if the search bar has the keyboard (the later reads of the burst follow the
 first), and its keys, back at the head of the queue, otherwise.
 
-ctrl+q is a key in the queue: it quits once the keys typed before it have acted, saving a note
-or tags being written first; should they still wait after :data:`WAIT_LIMIT_S`, it quits
+ctrl+q (the quit that works anywhere, whatever key ``keys.toml`` gives it) is a key in the
+queue: it quits once the keys typed before it have acted, saving a note or tags being written
+first; should they still wait after :data:`WAIT_LIMIT_S`, it quits
 anyway. A signal that ends the browser queues a ctrl+q (:meth:`KeysApp.exit_in_turn`). ctrl+c
 never waits. Keys that arrive after the exit began are dropped.
 """
@@ -57,7 +58,7 @@ from tui.browser.bursts import TextBurst
 from tui.browser.commands import TriagePalette
 from tui.browser.editors import TextPrompt
 from tui.browser.messages import KeysWelcome
-from tui.browser.screens import HELP_CLOSE_KEYS, HelpScreen
+from tui.browser.screens import HelpScreen
 
 #: Seconds a key waits at most for the palette or help to close, or for the cursor paper to
 #: load (a paper loads in a few ms); and how long ctrl+q waits behind keys that wait: a step
@@ -93,7 +94,10 @@ class KeysApp(BrowserBase):
     :meth:`_keys_may_go` when a state a key may wait for becomes ready.
     """
 
-    def _init_keys(self) -> None:
+    def _init_keys(self, quit_keys: tuple[str, ...], help_close_keys: tuple[str, ...]) -> None:
+        """``quit_keys``: the keys in force of the quit that works anywhere (ctrl+q by
+        default); ``help_close_keys``: those that close the help."""
+        self._quit_keys, self._help_close_keys = quit_keys, help_close_keys
         self._inputs: deque[Input] = deque()
         self._pumping = False
         self._leaving = False  # exit() was called: keys that arrive now are dropped
@@ -164,7 +168,7 @@ class KeysApp(BrowserBase):
         """Exit as ctrl+q typed now does, for an exit asked from outside the keys (SIGTERM,
         SIGHUP, the terminal going away): after the keys already received, with a note or
         tags being written saved."""
-        self.post_message(events.Key("ctrl+q", None))
+        self.post_message(events.Key(self._quit_keys[0], None))
 
     def _quit_anyway(self) -> None:
         """ctrl+q waited :data:`WAIT_LIMIT_S` behind keys that still wait: quit now."""
@@ -201,7 +205,7 @@ class KeysApp(BrowserBase):
             await super().on_event(event)
         else:
             self._inputs.append(event)
-            if _is_quit(event):
+            if self._is_quit(event):
                 self.set_timer(WAIT_LIMIT_S, self._quit_anyway)
             await self._pump()
 
@@ -213,7 +217,7 @@ class KeysApp(BrowserBase):
         try:
             while self._inputs and self.screen_stack and not self._leaving:
                 head = self._inputs[0]
-                if _is_quit(head) and self._save_prompt():
+                if self._is_quit(head) and self._save_prompt():
                     return  # the prompt saves and closes; the quit waits for it
                 need = self._need_of(head)
                 if need is not None and need != self._given_up:
@@ -238,11 +242,11 @@ class KeysApp(BrowserBase):
             return _Need("the screen on top", screen)
         if screen is self._closing_screen:
             return _Need("the screen on top", screen, limited=True)
-        if isinstance(screen, TriagePalette) and not _is_quit(event) and (
+        if isinstance(screen, TriagePalette) and not self._is_quit(event) and (
                 (self._typing_into is not None and self._typing_into[0] is screen)
                 or (_is_enter(event) and not screen.answered)):
             return _Need("the palette's answer", screen, limited=True)
-        if _is_quit(event) or screen is not self.main_screen or self.focused is not self.table:
+        if self._is_quit(event) or screen is not self.main_screen or self.focused is not self.table:
             return None
         if self.lib is None:
             return _Need("the newest answer") if self.opening else None
@@ -331,9 +335,13 @@ class KeysApp(BrowserBase):
             await self._to_palette(event)
             return
         elif ((event.key in ("escape", "enter") and isinstance(self.screen, CommandPalette))
-              or (event.key in HELP_CLOSE_KEYS and isinstance(self.screen, HelpScreen))):
+              or (event.key in self._help_close_keys and isinstance(self.screen, HelpScreen))):
             self._closing_screen, self._given_up = self.screen, None  # the next keys wait for it
         await super().on_event(event)
+
+    def _is_quit(self, event: Input) -> bool:
+        """Whether ``event`` is a key of the quit that works anywhere (ctrl+q by default)."""
+        return isinstance(event, events.Key) and event.key in self._quit_keys
 
     def _pasted(self, burst: TextBurst) -> bool:
         """Whether ``burst`` is search text: its first read is when the search bar has the
@@ -357,10 +365,6 @@ class KeysApp(BrowserBase):
             token = object()
             self._typing_into = (palette, token)
             field.call_later(self._typed, token)
-
-
-def _is_quit(event: Input) -> bool:
-    return isinstance(event, events.Key) and event.key == "ctrl+q"
 
 
 def _is_enter(event: Input) -> bool:

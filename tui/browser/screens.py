@@ -17,7 +17,8 @@ from textual.widgets import Static
 
 from tui.browser.closing import ClosesOnce
 
-#: The query language in brief (docs/search.md has the whole of it).
+#: The query language in brief (docs/search.md has the whole of it); ``{action}`` is the key of
+#: that action in force.
 QUERY_SYNTAX = (
     ("graph neural", "papers with all the words (the last one may be unfinished)"),
     ('"exact phrase"', "the words in this order"),
@@ -28,7 +29,8 @@ QUERY_SYNTAX = (
     ("-is:read -has:code", "a filter with - excludes what it names"),
     ("in:icml", "papers whose collection or seed file name contains icml"),
     ("tag:moe", "papers you tagged moe (your notes' words are searched too)"),
-    ("like:0412d482", "papers most like that one (s); like:to-read: like your list (S)"),
+    ("like:0412d482", "papers most like that one ({similar}); like:to-read: like your list "
+                      "({like-to-read})"),
     ("au:vedaldi", "papers with an author of that name (au:andrea_vedaldi for both names)"),
 )
 
@@ -43,8 +45,10 @@ class KeyHelp:
 
 
 def key_help(active: Mapping[str, ActiveBinding], key_display: Callable[[Binding], str],
-             section_of: Callable[[object], str | None]) -> list[KeyHelp]:
-    """Lines of help for ``active`` (``Screen.active_bindings``), one per action and section.
+             section_of: Callable[[object], str | None],
+             order: Sequence[str] = ()) -> list[KeyHelp]:
+    """Lines of help for ``active`` (``Screen.active_bindings``), one per action and section,
+    in the ``order`` of their binding ids (those not in it last, as ``active`` has them).
 
     Keys of one action are joined, single characters first (``↓ j``, ``q ^q``); bindings without
     an id or a description (Textual's own system keys) are left out, and so are nodes that
@@ -59,12 +63,15 @@ def key_help(active: Mapping[str, ActiveBinding], key_display: Callable[[Binding
         shown = key_display(binding)
         if shown not in keys:
             keys.append(shown)
+    position = {binding_id: n for n, binding_id in enumerate(order)}
+    ordered = sorted(grouped.items(), key=lambda item: position.get(item[1][1].id, len(order)))
     return [KeyHelp(section, " ".join(sorted(keys, key=len)),
                     binding.tooltip or binding.description)
-            for (section, _), (keys, binding) in grouped.items()]
+            for (section, _), (keys, binding) in ordered]
 
 
-#: The keys that close the help (the app holds the keys typed after one until it is closed).
+#: The keys that close the help by default: Esc and the default keys of help and quit (the app
+#: gives it Esc and those in force, and holds the keys typed after one until it is closed).
 HELP_CLOSE_KEYS = ("escape", "q", "question_mark", "f1")
 
 
@@ -76,11 +83,15 @@ class HelpScreen(ModalScreen[None], ClosesOnce):
                 tooltip="Close the help"),
     ]
 
-    def __init__(self, lines: list[KeyHelp], marks: Sequence[tuple[str, str]] = ()) -> None:
+    def __init__(self, lines: list[KeyHelp], marks: Sequence[tuple[str, str]] = (),
+                 keys: Mapping[str, str] | None = None) -> None:
         super().__init__()
         self.lines = lines
         self.marks = list(marks)
         """The "Marks" section: ``(keys, note)`` rows (where marks live, who shares undo)."""
+        shown = {"similar": "s", "like-to-read": "S", **(keys or {})}
+        self.syntax = [(text, note.format_map(shown)) for text, note in QUERY_SYNTAX]
+        """The "Query syntax" section, with the keys in force (``keys``: by action name)."""
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="help-box"):
@@ -97,7 +108,7 @@ class HelpScreen(ModalScreen[None], ClosesOnce):
             sections.setdefault(line.section, []).append((line.keys, line.description))
         if self.marks:
             sections["Marks"] = self.marks
-        sections["Query syntax"] = list(QUERY_SYNTAX)
+        sections["Query syntax"] = self.syntax
         width = max(len(keys) for rows in sections.values() for keys, _ in rows)
         parts: list[Text | Table] = []
         for title, rows in sections.items():

@@ -21,6 +21,7 @@ from db.store.paths import write_privately
 from db.text import one_line
 from tui.cli.context import SORT_OPTION, STATUS_CHOICE, Context, pass_context
 from tui.cli.export import register as register_export
+from tui.cli.keys import register as register_keys
 from tui.cli.marks import register as register_marks
 from tui.cli.output import emit_json, print_changes, print_result, width
 from tui.cli.reader import register as register_reader
@@ -255,6 +256,7 @@ register_reader(cli)
 register_saved(cli)
 register_export(cli)
 register_serve(cli)
+register_keys(cli)
 
 
 _signalled = [signal.SIGINT]

@@ -14,13 +14,15 @@ from rich.style import Style
 from rich.text import Text
 from textual import events, on
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import DataTable, Static
 
 from db.models import Hit
 from db.seeds.render import render_plain
+from tui.actions import TABLE_ACTIONS
+from tui.browser.bindings import bindings_of
 from tui.browser.display import ascii_headline, plain
 from tui.browser.widgets.fast_table import FastTable
 from tui.glyphs import ASCII_GLYPHS
@@ -39,20 +41,8 @@ class ResultsTable(FastTable, inherit_bindings=False):
     Cells are ``Text`` objects, because DataTable would parse a ``str`` cell as markup.
     """
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("down,j", "cursor_down", "down", show=False, id="table.down",
-                tooltip="Move to the next paper"),
-        Binding("up,k", "cursor_up", "up", show=False, id="table.up",
-                tooltip="Move to the previous paper"),
-        Binding("pagedown", "page_down", "page down", show=False, id="table.page-down",
-                tooltip="Move down one screen of papers"),
-        Binding("pageup", "page_up", "page up", show=False, id="table.page-up",
-                tooltip="Move up one screen of papers"),
-        Binding("home,g", "first", "first", show=False, id="table.first",
-                tooltip="Go to the first paper"),
-        Binding("end,G", "last", "last", show=False, id="table.last",
-                tooltip="Go to the last paper"),
-    ]
+    #: The default keys (``keys.toml`` may give others: :mod:`tui.keymap`).
+    BINDINGS: ClassVar[list[BindingType]] = bindings_of(TABLE_ACTIONS)
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
         "results--new", "results--to-read", "results--read", "results--id", "results--name",

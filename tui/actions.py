@@ -1,0 +1,134 @@
+"""Every action of the browser a key can do, with its default keys: plain data, the one source
+of the browser's key bindings (:mod:`tui.browser.bindings` turns it into Textual's), of
+``papertray keys`` and of the names ``keys.toml`` takes (:mod:`tui.keymap`).
+
+No Textual here: the command line lists the actions without loading the browser.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+#: Where an action's keys work, which decides which keys may clash: on the results table (the
+#: app's and the table's keys), in the search bar only, or everywhere (over the search bar, the
+#: editors, the help and the palette too).
+RESULTS, SEARCH_BAR, ANYWHERE = "results", "search bar", "anywhere"
+
+
+@dataclass(frozen=True, slots=True)
+class KeyAction:
+    """One action: ``name`` (what ``keys.toml`` and ``papertray keys`` call it), its default
+    ``keys`` (Textual's key names), the Textual ``action`` it runs on its ``owner`` (``app``
+    or ``table``), the footer's ``label``, what it does (``tooltip``: the help, the palette and
+    ``papertray keys`` say it), whether the footer shows it, whether it is a ``priority`` binding
+    (it acts before the focused widget sees the key) and ``where`` its keys work."""
+
+    owner: str
+    name: str
+    keys: tuple[str, ...]
+    action: str
+    label: str
+    tooltip: str
+    show: bool = False
+    priority: bool = False
+    where: str = RESULTS
+
+    @property
+    def id(self) -> str:
+        """The binding's id, ``owner.name`` (``app.mark-read``): Textual's keymap is keyed by it."""
+        return f"{self.owner}.{self.name}"
+
+
+def _app(name: str, keys: str, action: str, label: str, tooltip: str, **options) -> KeyAction:
+    return KeyAction("app", name, tuple(keys.split(",")), action, label, tooltip, **options)
+
+
+def _table(name: str, keys: str, action: str, label: str, tooltip: str) -> KeyAction:
+    return KeyAction("table", name, tuple(keys.split(",")), action, label, tooltip)
+
+
+_MARK_AGAIN = "and go to the next one (again: back to new)"
+
+#: The app's actions, in the order the footer, the help and the palette list them.
+APP_ACTIONS: tuple[KeyAction, ...] = (
+    _app("help", "question_mark,f1", "show_help", "help",
+         "Show all keys and the query syntax", show=True),
+    # Entering and leaving the search bar are priority bindings: they act as their key
+    # arrives, before later keys are routed, so "/wudi⏎t" typed ahead searches, then marks.
+    _app("search", "slash", "focus_search", "search",
+         "Search: type a query (Enter, Down or Esc to return to the table)",
+         show=True, priority=True),
+    _app("leave-search", "escape", "leave_search", "results",
+         "Back to the results (the query stays)", show=True, priority=True, where=SEARCH_BAR),
+    _app("leave-search-enter", "enter,down", "leave_search", "results",
+         "Back to the results (the query stays)", priority=True, where=SEARCH_BAR),
+    _app("mark-read", "r", "mark('read')", "read", f"Mark the paper read {_MARK_AGAIN}",
+         show=True),
+    _app("mark-to-read", "t", "mark('to-read')", "to-read",
+         f"Mark the paper to-read {_MARK_AGAIN}", show=True),
+    _app("mark-new", "x", "mark('new')", "new",
+         "Clear the mark (back to new) and go to the next paper"),
+    _app("undo", "u", "undo", "undo", "Undo the latest mark made on this data folder, in this "
+         "window or another (repeatable, even after a restart)", show=True),
+    _app("next-new", "n", "next_new(1)", "next new", "Jump to the next new paper"),
+    _app("previous-new", "N", "next_new(-1)", "previous new", "Jump to the previous new paper"),
+    _app("filter-all", "1", "filter('all')", "all", "Show all papers"),
+    _app("filter-new", "2", "filter('new')", "new", "Show only new papers"),
+    _app("filter-to-read", "3", "filter('to-read')", "to-read", "Show only to-read papers"),
+    _app("filter-read", "4", "filter('read')", "read", "Show only read papers"),
+    _app("sort", "O", "sort", "sort", "Sort the papers: relevance, seed order, name, year, "
+         "status (new first), latest marked; the next order at each press"),
+    _app("select", "v", "select", "select", "Select the paper (again: unselect) and go to the "
+         "next; the mark keys, # and e act on the selected papers"),
+    _app("select-all", "V", "select_all", "select all",
+         "Select every paper shown (the query and the filter)"),
+    _app("clear-selection", "escape", "clear_selection", "clear selection",
+         "Clear the selection"),
+    _app("save-search", "b", "save_search", "save search",
+         "Save the search shown (query, filter, sort) under a name"),
+    _app("saved-searches", "B", "saved_searches", "saved searches",
+         "List the saved searches: hits, new, arrived since last opened; Enter opens one"),
+    _app("scroll-page", "space", "scroll_abstract('page')", "scroll",
+         "Scroll the abstract down a page"),
+    _app("scroll-down", "J", "scroll_abstract('down')", "scroll down",
+         "Scroll the abstract down a line"),
+    _app("scroll-up", "K", "scroll_abstract('up')", "scroll up", "Scroll the abstract up a line"),
+    _app("similar", "s", "similar", "similar", "Papers most like this one (the query like:ID)"),
+    _app("like-to-read", "S", "like_to_read", "like to-read",
+         "New papers most like your to-read list (the query like:to-read)"),
+    _app("note", "a", "edit_note", "note", "Write a note on the paper (Enter saves, Esc cancels)"),
+    _app("tag", "number_sign", "add_tags", "tag",
+         "Tag the paper (find tags with tag:NAME; -NAME removes one)"),
+    _app("copy-link", "y", "copy('link')", "copy link",
+         "Send the paper's link to the terminal's clipboard (OSC 52, over SSH too)"),
+    _app("copy-abstract", "Y", "copy('abstract')", "copy abstract",
+         "Send the abstract to the terminal's clipboard (OSC 52)"),
+    _app("copy-citation", "c", "copy('citation')", "copy BibTeX",
+         "Send a BibTeX citation of the paper to the terminal's clipboard"),
+    _app("layout", "L", "cycle_layout", "layout",
+         "Switch the layout: automatic, stacked, side by side"),
+    _app("export", "e", "export", "export",
+         "Export the papers shown (query and filter) to a Markdown checklist in the data folder"),
+    _app("quit", "q", "quit", "quit", "Quit (marks are saved as you make them)", show=True),
+    # the terminal is in raw mode: ctrl+z reaches the app as a key, not as SIGTSTP; a
+    # priority binding, so that it works over the editors, the help and the palette too
+    _app("suspend", "ctrl+z", "suspend_process", "suspend",
+         "Suspend papertray to the shell (fg brings it back)", priority=True, where=ANYWHERE),
+    _app("quit-anywhere", "ctrl+q", "quit", "quit", "Quit (marks are saved as you make them)",
+         priority=True, where=ANYWHERE),
+    _app("palette", "ctrl+p", "command_palette", "palette", "Open the command palette",
+         priority=True, where=ANYWHERE),
+)
+
+#: The results table's actions (moving the cursor).
+TABLE_ACTIONS: tuple[KeyAction, ...] = (
+    _table("down", "down,j", "cursor_down", "down", "Move to the next paper"),
+    _table("up", "up,k", "cursor_up", "up", "Move to the previous paper"),
+    _table("page-down", "pagedown", "page_down", "page down", "Move down one screen of papers"),
+    _table("page-up", "pageup", "page_up", "page up", "Move up one screen of papers"),
+    _table("first", "home,g", "first", "first", "Go to the first paper"),
+    _table("last", "end,G", "last", "last", "Go to the last paper"),
+)
+
+#: Every action, by its name in ``keys.toml``: the table's first (as the help lists them).
+ACTIONS: dict[str, KeyAction] = {a.name: a for a in (*TABLE_ACTIONS, *APP_ACTIONS)}
