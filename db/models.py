@@ -7,8 +7,13 @@ from dataclasses import dataclass, field
 
 from db.errors import LibraryError as LibraryError  # the records and their error, from one place
 
-#: The statuses a paper can have. ``new`` means "no mark row"; only the other two are stored.
-STATUSES = ("new", "to-read", "read")
+#: The statuses a paper can have. ``new`` means "no mark row"; the three decisions after it are
+#: stored (``dismissed``: not interested). A paper with a decision is not new.
+STATUSES = ("new", "to-read", "read", "dismissed")
+#: The statuses a mark row holds: every status but ``new``.
+DECIDED = STATUSES[1:]
+#: The statuses as a people's list, for errors: "new, to-read, read or dismissed".
+STATUS_LIST = ", ".join(STATUSES[:-1]) + " or " + STATUSES[-1]
 
 #: Characters of the id shown to people (like git's short hashes). Prefixes are accepted as input.
 SHORT_ID_LEN = 8
@@ -110,7 +115,9 @@ class SearchResult:
     after corrections and relaxations; ``notice`` is a one-line explanation when the query was
     changed, or "" when it ran as typed. ``terms`` are the folded words to highlight in
     abstracts (``word*``: any word starting with it), found by
-    :func:`db.search.highlight.match_spans`.
+    :func:`db.search.highlight.match_spans`. ``hidden`` counts the papers the query finds that
+    the status filter (``status`` of :meth:`db.Library.search`, not an ``is:`` of the query)
+    leaves out, so that a front end can say so; 0 with no filter or no words.
     """
 
     query: str
@@ -119,6 +126,7 @@ class SearchResult:
     total: int
     hits: list[Hit]
     terms: tuple[str, ...] = ()
+    hidden: int = 0
 
     def to_json(self) -> dict:
         return {
@@ -126,6 +134,7 @@ class SearchResult:
             "effective_query": self.effective_query,
             "notice": self.notice,
             "total": self.total,
+            "hidden": self.hidden,
             "hits": [h.to_json() for h in self.hits],
         }
 

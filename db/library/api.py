@@ -20,7 +20,7 @@ from db.library.recovery import recovering
 from db.marks import history, refind, statuses
 from db.marks import notes as notes_db
 from db.marks.backup import maybe_backup
-from db.models import STATUSES, LibraryError, MarkChange, Paper, SearchResult, SyncReport
+from db.models import LibraryError, MarkChange, Paper, SearchResult, SyncReport
 from db.seeds.discover import default_seed_paths, discover
 from db.store.paths import DataPaths, writing
 
@@ -159,8 +159,7 @@ class Library:
         ``typing`` makes the last word a prefix. ``like:ID`` and ``like:to-read`` (the whole
         query) give :meth:`similar` and :meth:`like_to_read`. Never raises on query text.
         """
-        if status not in (None, "all", *STATUSES):
-            raise LibraryError(f"unknown status {status!r}: use new, to-read or read")
+        statuses.check(status, None, "all")
         limit = max(0, min(int(limit), 10_000))
         offset = min(max(0, int(offset)), 2**62)  # SQLite integers are 64-bit
         target = _similar().like_target(query)
@@ -181,8 +180,7 @@ class Library:
         bm25 over its most distinctive words (:mod:`db.search.similar`). ``status`` filters the
         hits.
         Raises :class:`LibraryError` for an unknown id or status."""
-        if status not in (None, *STATUSES):
-            raise LibraryError(f"unknown status {status!r}: use new, to-read or read")
+        statuses.check(status, None)
         paper = self.get(paper_id)
         return _similar().similar(self._index(), paper.id, paper.label, status,
                                   max(0, min(int(limit), 10_000)), max(0, int(offset)))
@@ -285,7 +283,7 @@ class Library:
 
     @recovering
     def counts(self) -> dict[str, int]:
-        """``{"all", "new", "to-read", "read"}``: papers in the index by status."""
+        """``{"all", "new", "to-read", "read", "dismissed"}``: papers in the index by status."""
         return views.counts(self._index())
 
     @recovering
