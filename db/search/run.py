@@ -16,6 +16,7 @@ Each stage is one module, called once, in this order; each takes what the one be
 
 from __future__ import annotations
 
+import dataclasses
 import sqlite3
 from collections.abc import Callable
 
@@ -37,4 +38,9 @@ def run(conn: sqlite3.Connection, text: str, status: str | None, limit: int, off
     notices = [*q.notices, *rewrite(conn, q, vocabulary, text), *expand(conn, q)]
     matches = match(conn, q, limit + offset)
     total, rows, notice = rank(conn, q, matches, limit, offset)
-    return result(conn, text, q, total, rows, [*notices, notice])
+    found = result(conn, text, q, total, rows, [*notices, notice])
+    if status in (None, "all") or not text.strip():
+        return found
+    # the same query with no status filter, counted only: how many hits the filter hides
+    every = run(conn, text, None, 0, 0, vocabulary, typing)
+    return dataclasses.replace(found, hidden=max(0, every.total - found.total))

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import click
 
-from db import Library
+from db import STATUSES, Library
 from db.text import one_line
 
-STATUS_CHOICE = click.Choice(["new", "to-read", "read"])
+STATUS_CHOICE = click.Choice(STATUSES)
 
 
 class Context:
