@@ -83,9 +83,12 @@ class PapertrayApp(ReaderTools, LibraryWorkers, MarkingApp, SyncingApp, Searchin
         Binding("enter,down", "leave_search", "results", show=False, priority=True,
                 id="app.leave-search-enter", tooltip="Back to the results (the query stays)"),
         Binding("r", "mark('read')", "read", id="app.mark-read",
-                tooltip="Mark the paper read and go to the next one (again: back to new)"),
+                tooltip="Mark the paper read and go to the next one (a read paper stays read)"),
         Binding("t", "mark('to-read')", "to-read", id="app.mark-to-read",
-                tooltip="Mark the paper to-read and go to the next one (again: back to new)"),
+                tooltip="Mark the paper to-read and go to the next one (a to-read paper stays "
+                        "to-read)"),
+        Binding("d", "mark('dismissed')", "dismiss", id="app.mark-dismissed",
+                tooltip="Mark the paper dismissed (not interested) and go to the next one"),
         Binding("x", "mark('new')", "new", show=False, id="app.mark-new",
                 tooltip="Clear the mark (back to new) and go to the next paper"),
         Binding("u", "undo", "undo", id="app.undo",
@@ -103,8 +106,12 @@ class PapertrayApp(ReaderTools, LibraryWorkers, MarkingApp, SyncingApp, Searchin
                 tooltip="Show only to-read papers"),
         Binding("4", "filter('read')", "read", show=False, id="app.filter-read",
                 tooltip="Show only read papers"),
+        Binding("5", "filter('dismissed')", "dismissed", show=False, id="app.filter-dismissed",
+                tooltip="Show only dismissed papers"),
+        Binding("backspace", "clear_query", "clear query", show=False, id="app.clear-query",
+                tooltip="Clear the query: every paper (with the status filter)"),
         Binding("space", "scroll_abstract('page')", "scroll", show=False, id="app.scroll-page",
-                tooltip="Scroll the abstract down a page"),
+                tooltip="Scroll the abstract down a page; at its end, go to the next paper"),
         Binding("J", "scroll_abstract('down')", "scroll down", show=False, id="app.scroll-down",
                 tooltip="Scroll the abstract down a line"),
         Binding("K", "scroll_abstract('up')", "scroll up", show=False, id="app.scroll-up",
@@ -263,9 +270,14 @@ class PapertrayApp(ReaderTools, LibraryWorkers, MarkingApp, SyncingApp, Searchin
 
     # -- other keys --------------------------------------------------------------------------
     def action_scroll_abstract(self, how: str) -> None:
-        """Scroll the abstract: ``page`` down, a line ``down`` or ``up``."""
-        panel = self.panel
-        if how == "page":
+        """Scroll the abstract: ``page`` down (at its end: the next paper, as in mutt), a line
+        ``down`` or ``up``."""
+        panel, table = self.panel, self.table
+        if how == "page" and panel.scroll_y >= panel.max_scroll_y:
+            if table.row_count and table.window_offset + table.cursor_row + 1 >= table.total:
+                self.notify("the last paper", timeout=2)
+            table.action_cursor_down()
+        elif how == "page":
             panel.scroll_page_down(animate=False)
         elif how == "down":
             panel.scroll_down(animate=False)

@@ -34,7 +34,7 @@ class SearchingApp(BrowserBase):
 
     def _init_search(self) -> None:
         self.status_filter = "all"
-        """The status filter: all, new, to-read or read."""
+        """The status filter: all, new, to-read, read or dismissed."""
         self._query = ""  # the query of the newest request (or of the armed timer)
         self._request = 0  # number of the newest search request; older answers are dropped
         self._applied = 0  # number of the answer the table shows
@@ -157,6 +157,8 @@ class SearchingApp(BrowserBase):
         message.append(one_line(result.query), "bold")
         if status:
             message.append(f" among {status} papers")
+        if result.hidden:
+            message.append(f" ({result.hidden} with another status: 1 shows all)")
         return message
 
     def _show_position(self) -> None:
@@ -167,8 +169,12 @@ class SearchingApp(BrowserBase):
                 status.append(f"{table.window_offset + table.cursor_row + 1}/{table.total}")
             else:
                 status.append("0/0")
+            # the papers the status filter hides first: the line is cut at the search bar's end
+            notices = [f"{result.hidden} hidden by the filter (1: all)"] if result.hidden else []
             if result.notice:
-                notice = said(one_line(result.notice), getattr(self, "ascii_only", False))
+                notices.append(one_line(result.notice))
+            if notices:
+                notice = said("; ".join(notices), getattr(self, "ascii_only", False))
                 status.append("  " + notice, "italic")
         self.search_bar.show_status(status)
 
@@ -179,6 +185,17 @@ class SearchingApp(BrowserBase):
         self.header.status_filter = status
         self._save_settings()
         self._search(focus=self.table.current_id)
+
+    def action_clear_query(self) -> None:
+        """Clear the query: the table lists every paper the status filter shows."""
+        if self.search_bar.value:
+            self._run_query("")
+
+    def _run_query(self, query: str) -> None:
+        """Put ``query`` in the search bar and run it now (keys typed next wait for it)."""
+        self.search_bar.input.value = query
+        self._query = query
+        self._search()
 
     def action_next_new(self, step: int) -> None:
         """Go to the next (``step`` 1) or previous (-1) new paper, loading other windows."""
@@ -209,6 +226,8 @@ class SearchingApp(BrowserBase):
         if paper_id is None:
             self._paper_wanted = self._paper_shown = None
             hint = "press / to change the query"
+            if self._query:
+                hint += ", backspace to clear it"
             if self.status_filter != "all":
                 hint += ", or 1 to show all papers"
             self.panel.show_message(Text(hint, style="italic"))

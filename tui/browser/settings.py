@@ -14,15 +14,15 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 SETTINGS_FILE = "settings.json"
-FILTERS = ("all", "new", "to-read", "read")
+FILTERS = ("all", "new", "to-read", "read", "dismissed")
 LAYOUTS = ("auto", "stacked", "side")
 
 
 @dataclass(slots=True)
 class Settings:
-    """``filter``: the status filter (all/new/to-read/read); ``theme``: a Textual theme name
-    (None: Textual's default); ``layout``: ``auto`` (side by side from 120 columns),
-    ``stacked`` or ``side``."""
+    """``filter``: the status filter (all/new/to-read/read/dismissed); ``theme``: a Textual
+    theme name (None: Textual's default); ``layout``: ``auto`` (side by side from 120
+    columns), ``stacked`` or ``side``."""
 
     filter: str = "all"
     theme: str | None = None
