@@ -117,7 +117,8 @@ class SearchResult:
     abstracts (``word*``: any word starting with it), found by
     :func:`db.search.highlight.match_spans`. ``hidden`` counts the papers the query finds that
     the status filter (``status`` of :meth:`db.Library.search`, not an ``is:`` of the query)
-    leaves out, so that a front end can say so; 0 with no filter or no words.
+    leaves out, so that a front end can say so, when asked (``hidden=True``); 0 with no filter
+    or no words.
     """
 
     query: str

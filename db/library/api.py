@@ -151,11 +151,12 @@ class Library:
     # -- reading -------------------------------------------------------------------------
     @recovering
     def search(self, query: str = "", status: str | None = None, limit: int = DEFAULT_LIMIT,
-               offset: int = 0, typing: bool = False) -> SearchResult:
+               offset: int = 0, typing: bool = False, hidden: bool = False) -> SearchResult:
         """Hits for ``query`` (the query language of docs/search.md), best first, one page.
 
         Returns at most ``limit`` hits after skipping ``offset``; ``total`` counts them all. An
-        empty query lists every paper in seed order. ``status`` (new/to-read/read) filters.
+        empty query lists every paper in seed order. ``status`` (a status or "all") filters;
+        ``hidden`` counts the hits it leaves out too (a second pass over the index).
         ``typing`` makes the last word a prefix. ``like:ID`` and ``like:to-read`` (the whole
         query) give :meth:`similar` and :meth:`like_to_read`. Never raises on query text.
         """
@@ -171,7 +172,7 @@ class Library:
             except LibraryError as exc:
                 return SearchResult(query, query, str(exc), 0, [])
         return recovery.checked_search(self, query, lambda: _search().run(
-            self._index(), query, status, limit, offset, self._vocab, typing=typing))
+            self._index(), query, status, limit, offset, self._vocab, typing, hidden))
 
     @recovering
     def similar(self, paper_id: str, status: str | None = None, limit: int = DEFAULT_LIMIT,

@@ -31,7 +31,8 @@ from db.search.spelling import Vocabulary
 
 
 def run(conn: sqlite3.Connection, text: str, status: str | None, limit: int, offset: int,
-        vocabulary: Callable[[], Vocabulary], typing: bool = False) -> SearchResult:
+        vocabulary: Callable[[], Vocabulary], typing: bool = False,
+        hidden: bool = False) -> SearchResult:
     """Search; see :meth:`db.Library.search`. ``vocabulary()`` returns the index's
     :class:`~db.search.spelling.Vocabulary` (loaded once, when a word needs correcting)."""
     q = parse(text, typing=typing, status=status)
@@ -39,7 +40,7 @@ def run(conn: sqlite3.Connection, text: str, status: str | None, limit: int, off
     matches = match(conn, q, limit + offset)
     total, rows, notice = rank(conn, q, matches, limit, offset)
     found = result(conn, text, q, total, rows, [*notices, notice])
-    if status in (None, "all") or not text.strip():
+    if not hidden or status in (None, "all") or not text.strip():
         return found
     # the same query with no status filter, counted only: how many hits the filter hides
     every = run(conn, text, None, 0, 0, vocabulary, typing)

@@ -146,7 +146,7 @@ class LibraryWorkers:
                                                 self.page_size, offset, focus)
             else:
                 result = self.lib.search(query, _filter(status), self.page_size, offset,
-                                         typing=True)
+                                         typing=True, hidden=True)
             paper = None
             cursor = _cursor_paper(result, focus, fallback)
             if cursor is not None and not worker.is_cancelled:
@@ -180,9 +180,9 @@ class LibraryWorkers:
                     hit = result.hits[i]
                     if hit.status == "new":
                         window = max(0, min(chunk + i - page // 2, result.total - page))
-                        if window != chunk:
-                            result = library.search(query, _filter(status), page, window,
-                                                    typing=True)
+                        # the window shown, with the hits the filter hides counted
+                        result = library.search(query, _filter(status), page, window,
+                                                typing=True, hidden=True)
                         self.post_message(PageLoaded(request, window, result, hit.id))
                         return
                 if step > 0:
@@ -341,7 +341,7 @@ def _locate(lib: Library, query: str, status: str | None, page: int, offset: int
     paper (or its edited version: :meth:`db.Library.successor`) is looked for further
     (:func:`_position`) only when it is still in the index and not among them."""
     start = max(0, offset - page)
-    wide = lib.search(query, status, 3 * page, start, typing=True)
+    wide = lib.search(query, status, 3 * page, start, typing=True, hidden=True)
     rows: dict[str, int] = {}
     for row, hit in enumerate(wide.hits):
         rows.setdefault(hit.id, start + row)
@@ -358,7 +358,7 @@ def _locate(lib: Library, query: str, status: str | None, page: int, offset: int
     end = start + len(wide.hits)
     if start <= at and (at + page <= end or end >= wide.total):
         return dataclasses.replace(wide, hits=wide.hits[at - start:at - start + page]), at, found
-    return lib.search(query, status, page, at, typing=True), at, found
+    return lib.search(query, status, page, at, typing=True, hidden=True), at, found
 
 
 #: Hits read at once while looking for a paper beyond the window (:func:`_position`).

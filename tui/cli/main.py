@@ -110,7 +110,7 @@ def search(obj: Context, query: tuple[str, ...], status: str | None, limit: int,
            snippet: bool, as_json: bool) -> None:
     """Search the papers (the query language: docs/search.md); best hits first."""
     library = obj.open_library()
-    result = library.search(" ".join(query), status, limit, offset, typing=True)
+    result = library.search(" ".join(query), status, limit, offset, typing=True, hidden=True)
     snippets = library.snippets([h.id for h in result.hits], result.terms) if snippet else None
     print_result(result, as_json, snippets)
 
