@@ -18,7 +18,14 @@ from db.models import Paper, SearchResult
 from db.text import one_line
 from tui.browser.base import BrowserBase
 from tui.browser.display import said
-from tui.browser.messages import Follow, NoNewPaper, PageLoaded, PaperLoaded, while_running
+from tui.browser.messages import (
+    Follow,
+    HiddenCounted,
+    NoNewPaper,
+    PageLoaded,
+    PaperLoaded,
+    while_running,
+)
 from tui.browser.widgets import ResultsPane, ResultsTable, SearchBar
 
 
@@ -43,6 +50,8 @@ class SearchingApp(BrowserBase):
         self._result: SearchResult | None = None
         self._paper_wanted: str | None = None
         self._paper_shown: str | None = None
+        #: papers the shown query finds that the filter hides, and (query, filter) they are of
+        self._hidden: tuple[int, tuple[str, str]] = (0, ("", "all"))
 
     @property
     def _search_pending(self) -> bool:
@@ -126,11 +135,25 @@ class SearchingApp(BrowserBase):
                              message.fallback)
         for paper_id, status in self._predicted().items():  # marks not written when it was read
             self.table.set_status(paper_id, status)
+        asked = (self._query, self.status_filter)
+        if self._hidden[1] != asked:  # (the same query and filter keep theirs until recounted)
+            self._hidden = (0, asked)
+        if self.status_filter != "all" and self._query.strip():
+            self.count_hidden(message.request, *asked)
         self.main_screen.query_one(ResultsPane).show_message(self._empty_message(result))
         self._follow_cursor(force=True, ready=message.paper)
         self._keys_may_go()
         self._release_paint()
         self._answer_shown()
+
+    @on(HiddenCounted)
+    @while_running
+    def _hidden_counted(self, message: HiddenCounted) -> None:
+        if message.request != self._applied or self._result is None:
+            return  # another answer is shown by now
+        self._hidden = (message.hidden, (self._query, self.status_filter))
+        self.main_screen.query_one(ResultsPane).show_message(self._empty_message(self._result))
+        self._show_position()
 
     @on(NoNewPaper)
     @while_running
@@ -157,8 +180,8 @@ class SearchingApp(BrowserBase):
         message.append(one_line(result.query), "bold")
         if status:
             message.append(f" among {status} papers")
-        if result.hidden:
-            message.append(f" ({result.hidden} with another status: 1 shows all)")
+        if self._hidden[0]:
+            message.append(f" ({self._hidden[0]} with another status: 1 shows all)")
         return message
 
     def _show_position(self) -> None:
@@ -170,7 +193,8 @@ class SearchingApp(BrowserBase):
             else:
                 status.append("0/0")
             # the papers the status filter hides first: the line is cut at the search bar's end
-            notices = [f"{result.hidden} hidden by the filter (1: all)"] if result.hidden else []
+            hidden = self._hidden[0]
+            notices = [f"{hidden} hidden by the filter (1: all)"] if hidden else []
             if result.notice:
                 notices.append(one_line(result.notice))
             if notices:

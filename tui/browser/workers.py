@@ -31,6 +31,7 @@ from db.seeds.render import latex_to_unicode
 from tui.browser.messages import (
     Exported,
     Follow,
+    HiddenCounted,
     IndexChanged,
     LibraryNotices,
     LibraryOpened,
@@ -146,7 +147,7 @@ class LibraryWorkers:
                                                 self.page_size, offset, focus)
             else:
                 result = self.lib.search(query, _filter(status), self.page_size, offset,
-                                         typing=True, hidden=True)
+                                         typing=True)
             paper = None
             cursor = _cursor_paper(result, focus, fallback)
             if cursor is not None and not worker.is_cancelled:
@@ -180,9 +181,9 @@ class LibraryWorkers:
                     hit = result.hits[i]
                     if hit.status == "new":
                         window = max(0, min(chunk + i - page // 2, result.total - page))
-                        # the window shown, with the hits the filter hides counted
-                        result = library.search(query, _filter(status), page, window,
-                                                typing=True, hidden=True)
+                        if window != chunk:
+                            result = library.search(query, _filter(status), page, window,
+                                                    typing=True)
                         self.post_message(PageLoaded(request, window, result, hit.id))
                         return
                 if step > 0:
@@ -192,6 +193,16 @@ class LibraryWorkers:
                 else:
                     pos = chunk - 1
             self.post_message(NoNewPaper(request, step))
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="hidden")
+    def count_hidden(self, request: int, query: str, status: str) -> None:
+        """Count the papers ``query`` finds that the status filter leaves out, after its hits
+        are shown (a second pass over the index, kept off the keystroke's way)."""
+        assert self.lib is not None
+        if get_current_worker().is_cancelled or request != self._request:
+            return
+        result = self.lib.search(query, _filter(status), 0, 0, typing=True, hidden=True)
+        self.post_message(HiddenCounted(request, result.hidden))
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="paper")
     def load_paper(self, paper_id: str) -> None:
@@ -341,7 +352,7 @@ def _locate(lib: Library, query: str, status: str | None, page: int, offset: int
     paper (or its edited version: :meth:`db.Library.successor`) is looked for further
     (:func:`_position`) only when it is still in the index and not among them."""
     start = max(0, offset - page)
-    wide = lib.search(query, status, 3 * page, start, typing=True, hidden=True)
+    wide = lib.search(query, status, 3 * page, start, typing=True)
     rows: dict[str, int] = {}
     for row, hit in enumerate(wide.hits):
         rows.setdefault(hit.id, start + row)
@@ -358,7 +369,7 @@ def _locate(lib: Library, query: str, status: str | None, page: int, offset: int
     end = start + len(wide.hits)
     if start <= at and (at + page <= end or end >= wide.total):
         return dataclasses.replace(wide, hits=wide.hits[at - start:at - start + page]), at, found
-    return lib.search(query, status, page, at, typing=True, hidden=True), at, found
+    return lib.search(query, status, page, at, typing=True), at, found
 
 
 #: Hits read at once while looking for a paper beyond the window (:func:`_position`).
