@@ -7,8 +7,13 @@ from dataclasses import dataclass, field
 
 from db.errors import LibraryError as LibraryError  # the records and their error, from one place
 
-#: The statuses a paper can have. ``new`` means "no mark row"; only the other two are stored.
-STATUSES = ("new", "to-read", "read")
+#: The statuses a paper can have. ``new`` means "no mark row"; the three decisions after it are
+#: stored (``dismissed``: not interested). A paper with a decision is not new.
+STATUSES = ("new", "to-read", "read", "dismissed")
+#: The statuses a mark row holds: every status but ``new``.
+DECIDED = STATUSES[1:]
+#: The statuses as a people's list, for errors: "new, to-read, read or dismissed".
+STATUS_LIST = ", ".join(STATUSES[:-1]) + " or " + STATUSES[-1]
 
 #: The orders a search's hits can be listed in (db.search.order): relevance (best first; a query
 #: of filters alone lists seed order), seed order, name (the title, else the name; A to Z),
@@ -116,6 +121,10 @@ class SearchResult:
     changed, or "" when it ran as typed. ``terms`` are the folded words to highlight in
     abstracts (``word*``: any word starting with it), found by
     :func:`db.search.highlight.match_spans`. ``sort`` is the order of the hits (:data:`SORTS`).
+    ``hidden`` counts the papers the query finds that
+    the status filter (``status`` of :meth:`db.Library.search`, not an ``is:`` of the query)
+    leaves out, so that a front end can say so, when asked (``hidden=True``); 0 with no filter
+    or no words.
     """
 
     query: str
@@ -125,6 +134,7 @@ class SearchResult:
     hits: list[Hit]
     terms: tuple[str, ...] = ()
     sort: str = "relevance"
+    hidden: int = 0
 
     def to_json(self) -> dict:
         return {
@@ -133,6 +143,7 @@ class SearchResult:
             "notice": self.notice,
             "total": self.total,
             "sort": self.sort,
+            "hidden": self.hidden,
             "hits": [h.to_json() for h in self.hits],
         }
 

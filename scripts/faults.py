@@ -38,7 +38,7 @@ def cli(seeds: Path, data: Path, *args: str, check: bool = True) -> subprocess.C
 
 def marks_of(seeds: Path, data: Path) -> dict[str, str]:
     out = {}
-    for status in ("to-read", "read"):
+    for status in ("to-read", "read", "dismissed"):
         listed = json.loads(cli(seeds, data, "list", "--status", status, "--limit", "10000",
                                 "--json").stdout)
         out.update({h["id"]: status for h in listed["hits"]})

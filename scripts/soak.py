@@ -54,7 +54,8 @@ PAPERTRAY = [sys.executable, "-c", "from tui.cli.main import main; main()"]
 CONVERGE_S = 20.0
 #: Seconds a browser may take to start and show the library (the first one builds the index).
 START_S = 60.0
-HEADER_RE = re.compile(r"all (\d+)\s+2 \S new (\d+)\s+3 \S to-read (\d+)\s+4 \S read (\d+)")
+HEADER_RE = re.compile(r"all (\d+)\s+2 \S new (\d+)\s+3 \S to-read (\d+)\s+4 \S read (\d+)"
+                       r"\s+5 \S dismissed (\d+)")
 
 
 class Failure(AssertionError):
@@ -78,8 +79,9 @@ class Browser:
     def keys(self, *keys: str) -> None:
         self.tmux("send-keys", "-t", self.name, *keys)
 
-    def counts(self) -> tuple[int, int, int, int] | None:
-        """``(all, new, to-read, read)`` as the header shows them, or None (not drawn yet)."""
+    def counts(self) -> tuple[int, int, int, int, int] | None:
+        """``(all, new, to-read, read, dismissed)`` as the header shows them, or None (not
+        drawn yet)."""
         found = HEADER_RE.search(self.screen())
         return tuple(int(n) for n in found.groups()) if found else None  # type: ignore[return-value]
 
@@ -167,10 +169,10 @@ class Soak:
             conn.execute("COMMIT")
         return check, found, max((k[0] for k in history), default=0), history
 
-    def counts(self, marks: dict[str, str]) -> tuple[int, int, int, int]:
+    def counts(self, marks: dict[str, str]) -> tuple[int, int, int, int, int]:
         statuses = [marks.get(i, "new") for i in self.ids]
         return (len(self.ids), statuses.count("new"), statuses.count("to-read"),
-                statuses.count("read"))
+                statuses.count("read"), statuses.count("dismissed"))
 
     # -- the checks ----------------------------------------------------------------------
     def check(self, step: str, acknowledged: dict[str, str] | None = None,
@@ -260,7 +262,7 @@ class Soak:
 
     def _browser_key(self) -> str:
         browser = self.rng.choice(self.browsers)
-        key = self.rng.choice(["t", "r", "x", "u", "t", "r", "j", "k", "n", "G", "g"])
+        key = self.rng.choice(["t", "r", "d", "x", "u", "t", "r", "j", "k", "n", "G", "g"])
         before = browser.screen()
         browser.keys(key)
         what = f"{browser.name}: key {key}"
@@ -276,7 +278,7 @@ class Soak:
             what = "papertray undo"
             acknowledged = None
         else:
-            status = self.rng.choice(["read", "to-read", "new"])
+            status = self.rng.choice(["read", "to-read", "dismissed", "new"])
             done = self.cli("mark", *(p[:10] for p in papers), f"--{status}")
             what = f"papertray mark {len(papers)} --{status}"
             acknowledged = dict.fromkeys(papers, status)
@@ -292,11 +294,12 @@ class Soak:
         if self.rng.random() < 0.5:
             stats = json.loads(self.cli("stats", "--json").stdout)
             self.check("papertray stats")
-            shown = (stats["papers"], *(stats["status"][s] for s in ("new", "to-read", "read")))
+            shown = (stats["papers"], *(stats["status"][s]
+                                        for s in ("new", "to-read", "read", "dismissed")))
             if shown not in (before[0], self.counts(self.marks)):
                 raise Failure(f"stats says {shown}, the disk {self.counts(self.marks)}")
             return "papertray stats"
-        status = self.rng.choice(["read", "to-read"])
+        status = self.rng.choice(["read", "to-read", "dismissed"])
         listed = json.loads(self.cli("list", "--status", status, "--limit", "10000",
                                      "--json").stdout)
         self.check(f"papertray list --status {status}")
@@ -311,7 +314,7 @@ class Soak:
     def _listed(self, marks: dict[str, str]) -> dict[str, list[str]]:
         known = set(self.ids)
         return {status: sorted(p for p, s in marks.items() if s == status and p in known)
-                for status in ("read", "to-read")}
+                for status in ("read", "to-read", "dismissed")}
 
     def _cli_other(self) -> str:
         paper = self.rng.choice(self.ids)[:10]

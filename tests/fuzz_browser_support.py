@@ -43,9 +43,9 @@ POLL_S = 0.3
 #: change is seen at the next poll, then synced and searched again), on a loaded machine.
 CONVERGE_S = 30.0
 
-TABLE_KEYS = ("j", "k", "g", "G", "r", "t", "x", "u", "n", "N", "1", "2", "3", "4", "space",
-              "J", "K", "s", "S", "L", "e", "y", "Y", "c", "up", "down", "pageup", "pagedown",
-              "home", "end", "left", "right")
+TABLE_KEYS = ("j", "k", "g", "G", "r", "t", "d", "x", "u", "n", "N", "1", "2", "3", "4", "5",
+              "space", "backspace", "J", "K", "s", "S", "L", "e", "y", "Y", "c", "up", "down",
+              "pageup", "pagedown", "home", "end", "left", "right")
 SCREEN_KEYS = ("question_mark", "f1", "ctrl+p", "a", "number_sign", "slash", "escape", "enter",
                "tab", "shift+tab", "ctrl+s", "ctrl+c")
 TEXT_KEYS = ("w", "u", "d", "i", "p", "a", "r", "m", "o", "z", "#", "-", "*", ":", '"',
@@ -120,7 +120,7 @@ def on_disk(data: Path) -> tuple[dict[str, str], dict[str, int]]:
         statuses = dict(marks.execute("SELECT paper_id, status FROM marks"))
     with contextlib.closing(_read_only(data / "index.sqlite")) as index:
         papers = {row[0] for row in index.execute("SELECT id FROM papers")}
-    by_status = {"to-read": 0, "read": 0}
+    by_status = {"to-read": 0, "read": 0, "dismissed": 0}
     for paper_id, status in statuses.items():
         if paper_id in papers:
             by_status[status] += 1

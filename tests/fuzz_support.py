@@ -90,7 +90,7 @@ class Search:
 def searches() -> st.SearchStrategy[Search]:
     """A search as the browser and the command line make them, with hostile text."""
     return st.builds(Search, hostile_text(),
-                     st.sampled_from([None, "all", "new", "to-read", "read"]),
+                     st.sampled_from([None, "all", "new", "to-read", "read", "dismissed"]),
                      st.sampled_from([0, 1, 20, 60, 200]),
                      st.one_of(st.just(0), st.integers(0, 100), st.just(2**62)),
                      st.booleans())
@@ -120,7 +120,7 @@ COMMANDS: dict[tuple[str, ...], tuple[str | None, ...]] = {
     ("search",): (None, None, "--status=", "--limit=", "--offset=", "--snippet", "--json"),
     ("list",): ("--status=", "--limit=", "--offset=", "--json"),
     ("show",): (None, "--json"),
-    ("mark",): (None, None, "--read", "--to-read", "--new", "--json"),
+    ("mark",): (None, None, "--read", "--to-read", "--dismissed", "--new", "--json"),
     ("undo",): ("--json",),
     ("stats",): ("--json",),
     ("orphans",): ("--json",),
@@ -136,9 +136,9 @@ COMMANDS: dict[tuple[str, ...], tuple[str | None, ...]] = {
     ("marks", "import"): (None, "--json"),
 }
 #: Values an argument or option is given besides hostile text: real ones, and edges.
-VALUES = ("new", "to-read", "read", "all", "md", "json", "csv", "bibtex", "0", "1", "20",
-          "10000", "10001", "-1", "99999999999999999999", "04", "0412d482992496cb", "0412", "f",
-          "out.md", "marks.json", "sub/out.md", "-", "--", "--help", "-h", "--json")
+VALUES = ("new", "to-read", "read", "dismissed", "all", "md", "json", "csv", "bibtex", "0", "1",
+          "20", "10000", "10001", "-1", "99999999999999999999", "04", "0412d482992496cb", "0412",
+          "f", "out.md", "marks.json", "sub/out.md", "-", "--", "--help", "-h", "--json")
 
 
 def _argument(text: st.SearchStrategy[str]) -> st.SearchStrategy[str]:

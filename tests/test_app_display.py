@@ -130,13 +130,19 @@ def _drawn(widget: Static) -> str:
 
 
 async def test_ascii_cut_header_and_status_end_with_three_dots(tmp_path: Path) -> None:
-    """``--ascii`` in 64 columns: the header's collections and the search bar's notice, too
-    long for their room, end with ``...`` (Textual's ellipsis is ``…``, not ASCII)."""
+    """``--ascii`` in 48 and 64 columns: the header's collections and the search bar's notice,
+    too long for their room, end with ``...`` (Textual's ellipsis is ``…``, not ASCII); the
+    filter tabs there name the active filter's status only."""
     app = app_on(shipped_copy(tmp_path), tmp_path / "data", ascii_only=True)
-    async with app.run_test(size=(64, 24)) as pilot:
+    async with app.run_test(size=(48, 24)) as pilot:
         await settle(pilot)
         collections = app.query_one("#collections", Static)
-        assert _drawn(collections) == " papertray ... "
+        assert _drawn(collections) == " ICML... "
+        assert _drawn(app.query_one("#counts", Static)) == (
+            " 1 all 35  2 . 35  3 > 0  4 x 0  5 - 0 ")
+        await pilot.resize_terminal(64, 24)
+        await settle(pilot)
+        assert _drawn(collections) == " papertray | ICML 2025   "
         await pilot.press("slash")
         await type_text(pilot, "reinforcment lerning ")
         status = app.query_one("#search-status", Static)

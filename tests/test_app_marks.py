@@ -43,7 +43,7 @@ async def test_search_move_mark_filter_undo_and_restart(tmp_path: Path) -> None:
         assert app.table.hit(second).status == "read"
         assert app.panel.paper is not None and app.panel.paper.status == "read"
         assert app.query_one("StatusHeader").counts == {
-            "all": 35, "new": 33, "to-read": 1, "read": 1}
+            "all": 35, "new": 33, "to-read": 1, "read": 1, "dismissed": 0}
 
         await pilot.press("3")
         await settle(pilot)
@@ -51,7 +51,7 @@ async def test_search_move_mark_filter_undo_and_restart(tmp_path: Path) -> None:
         await pilot.press("u")  # undoes the latest step: `second` is new again
         await settle(pilot)
         assert app.query_one("StatusHeader").counts == {
-            "all": 35, "new": 34, "to-read": 1, "read": 0}
+            "all": 35, "new": 34, "to-read": 1, "read": 0, "dismissed": 0}
         await pilot.press("q")
 
     again = app_on(seeds, data)
@@ -67,7 +67,7 @@ async def test_search_move_mark_filter_undo_and_restart(tmp_path: Path) -> None:
         assert library.get(second).status == "new"
 
 
-async def test_pressing_a_mark_again_toggles_it_back_to_new(tmp_path: Path) -> None:
+async def test_pressing_a_mark_again_keeps_it_and_x_clears_it(tmp_path: Path) -> None:
     app, seeds, data = shipped_app(tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
@@ -76,9 +76,9 @@ async def test_pressing_a_mark_again_toggles_it_back_to_new(tmp_path: Path) -> N
         assert app.table.hit(first).status == "to-read"
         assert app.header.counts["to-read"] == 1
         assert app.table.current_id == app.table.paper_ids[1]
-        await pilot.press("k", "t")  # come back, press it again
+        await pilot.press("k", "t")  # come back, press it again: it stays to-read
         await settle(pilot)
-        assert app.table.hit(first).status == "new"
+        assert app.table.hit(first).status == "to-read"
         await pilot.press("k", "r", "k", "x")  # read, come back, clear
         await settle(pilot)
         assert app.table.hit(first).status == "new"
@@ -108,7 +108,7 @@ async def test_a_mark_then_undo_in_one_burst_shows_the_marks_file(tmp_path: Path
 
 
 async def test_bursts_of_marks_and_undos_always_show_the_marks_file(tmp_path: Path) -> None:
-    """30 random bursts of r/t/x/u/j/k/g: after each, every row's glyph, the panel's status and
+    """30 random bursts of r/t/d/x/u/j/k/g: after each, every row's glyph, the panel's status and
     the header counts are what the marks file says."""
     app, seeds, data = shipped_app(tmp_path)
     rng = random.Random(20250611)
@@ -116,7 +116,7 @@ async def test_bursts_of_marks_and_undos_always_show_the_marks_file(tmp_path: Pa
         await settle(pilot)
         with Library([seeds], data) as library:
             for _ in range(30):
-                keys = rng.choices("rtxujkg", weights=[4, 4, 2, 3, 3, 2, 1],
+                keys = rng.choices("rtdxujkg", weights=[4, 4, 2, 2, 3, 3, 2, 1],
                                    k=rng.randint(1, 12))
                 burst(app, keys)
                 await settle(pilot)
@@ -147,7 +147,8 @@ async def test_an_empty_result_says_so_and_keys_do_no_harm(tmp_path: Path) -> No
         await pilot.press("2")  # a filter on top of an empty result
         await settle(pilot)
         assert _notice_text(app) == "no papers match zzzzqqq among new papers"
-        assert _panel_text(app) == "press / to change the query, or 1 to show all papers"
+        assert _panel_text(app) == ("press / to change the query, backspace to clear it, or 1 "
+                                    "to show all papers")
         await pilot.press("slash", "ctrl+u", "escape", "4")
         await settle(pilot)
         assert _notice_text(app) == "no read papers"

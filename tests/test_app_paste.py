@@ -103,7 +103,7 @@ async def test_a_paste_right_after_the_slash_that_opens_the_search_bar(tmp_path:
 async def test_keys_typed_ahead_on_the_table_stay_keys(tmp_path: Path) -> None:
     """Over a slow link ``/wudi⏎t`` typed on the table comes in one read: it searches, then
     marks the paper found; then ``1⏎t`` shows every paper and marks the cursor paper again
-    (``t`` again: back to new)."""
+    (``t`` again: it stays to-read)."""
     app, seeds, data = shipped_app(tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
@@ -118,7 +118,7 @@ async def test_keys_typed_ahead_on_the_table_stay_keys(tmp_path: Path) -> None:
         await settle(pilot)
         assert app.search_bar.value == "wudi"
     with Library([seeds], data) as library:
-        assert _statuses(library) == {"to-read": 0, "read": 0}
+        assert _statuses(library) == {"to-read": 1, "read": 0}
 
 
 async def test_a_burst_in_the_note_editor_is_its_keys(tmp_path: Path) -> None:
@@ -174,5 +174,6 @@ def test_an_unbracketed_paste_in_tmux_is_only_search_text(tmp_path: Path, pasted
     finally:
         terminal.close()
     assert papertray_json(where, "list", "--status", "to-read")["hits"] == []
-    assert papertray_json(where, "stats")["status"] == {"new": 35, "to-read": 0, "read": 0}
+    assert papertray_json(where, "stats")["status"] == {"new": 35, "to-read": 0, "read": 0,
+                                                        "dismissed": 0}
     assert not (tmp_path / "data" / "exports").exists()

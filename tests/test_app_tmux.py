@@ -182,7 +182,8 @@ def test_a_paste_with_an_escape_and_a_line_break_is_only_search_text(tmp_path: P
         terminal.wait_for("[papertray exited 0]")
     finally:
         terminal.close()
-    assert papertray_json(where, "stats")["status"] == {"new": 35, "to-read": 0, "read": 0}
+    assert papertray_json(where, "stats")["status"] == {"new": 35, "to-read": 0, "read": 0,
+                                                        "dismissed": 0}
 
 
 def test_quitting_during_the_first_build_is_prompt_and_leaves_a_whole_index(tmp_path: Path):
@@ -310,7 +311,8 @@ def test_ascii_draws_every_screen_in_ascii(tmp_path: Path) -> None:
         screens["palette"] = terminal.wait_for("Search for commands...")
         for name, screen in screens.items():
             assert not drawn(screen), f"{name}: {sorted(drawn(screen))}\n{screen}"
-        assert "papertray | ICML 2025" in screens["main"]
+        assert "ICML 2025 | 000_cd03ecd68f8352ab.txt:1" in screens["main"]
+        assert "5 - dismissed 0" in screens["main"]
         assert "|^p palette" in screens["main"]
         assert "j down" in screens["help"]
     finally:

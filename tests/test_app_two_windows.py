@@ -24,7 +24,8 @@ async def test_marks_made_elsewhere_appear_and_undo_is_shared(tmp_path: Path) ->
         await wait_for(pilot, lambda: app.table.hit(first).status == "to-read",
                        "the other window's mark to show")
         await wait_for(pilot, lambda: app.header.counts.get("to-read") == 1, "the counts")
-        assert app.header.counts == {"all": 35, "new": 34, "to-read": 1, "read": 0}
+        assert app.header.counts == {"all": 35, "new": 34, "to-read": 1, "read": 0,
+                                     "dismissed": 0}
         await pilot.press("u")  # the history is shared: this undoes the other window's mark
         await settle(pilot)
         assert app.table.hit(first).status == "new"

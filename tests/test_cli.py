@@ -12,7 +12,7 @@ from tests.db_support import FILE_A, FILE_B, QUERIES
 
 HIT_KEYS = {"id", "short_id", "name", "title", "headline", "status", "score", "collection",
             "code_url", "sources", "tags"}
-RESULT_KEYS = {"query", "effective_query", "notice", "total", "sort", "hits"}
+RESULT_KEYS = {"query", "effective_query", "notice", "total", "sort", "hidden", "hits"}
 # the issue's keys, and "notices" (docs/cli.md documents it: e.g. "the index was damaged ...")
 SYNC_KEYS = {"papers", "added", "removed", "changed", "reattached", "orphans", "seconds", "files",
              "notices"}
@@ -173,7 +173,7 @@ def test_mark_list_undo_and_stats(run_cli):
     stats = run_cli("stats", "--json").json()
     assert stats == {
         "papers": 35, "entries": 38, "files": 2, "collections": {"ICML 2025": 35},
-        "status": {"new": 33, "to-read": 1, "read": 1}, "orphan_marks": 0,
+        "status": {"new": 33, "to-read": 1, "read": 1, "dismissed": 0}, "orphan_marks": 0,
         "orphan_annotations": 0, "problems": []}
     assert set(stats) == STATS_KEYS
 
@@ -181,7 +181,8 @@ def test_mark_list_undo_and_stats(run_cli):
         {"id": "0412d482992496cb", "kind": "mark", "old": "read", "new": "to-read"}]}
     assert run_cli("undo").stdout.startswith("undid 2 mark(s)\n")
     assert run_cli("undo").stdout == "nothing to undo\n"
-    assert run_cli("stats", "--json").json()["status"] == {"new": 35, "to-read": 0, "read": 0}
+    assert run_cli("stats", "--json").json()["status"] == {"new": 35, "to-read": 0, "read": 0,
+                                                           "dismissed": 0}
     assert run_cli("mark", "0412", "--new", "--json").json() == {"changed": []}
 
 
@@ -189,7 +190,7 @@ def test_stats_text(run_cli, data_dir):
     out = run_cli("stats")
     assert out.stdout.splitlines() == [
         "papers:       35 (38 entries in 2 files)",
-        "status:       35 new, 0 to-read, 0 read",
+        "status:       35 new, 0 to-read, 0 read, 0 dismissed",
         "collection:   ICML 2025 (35)",
         "orphan marks: 0",
         f"index:        {data_dir / 'index.sqlite'}",
@@ -283,13 +284,15 @@ def test_ambiguous_prefix(papertray):
 
 def test_missing_status_flag(papertray):
     _one_error_line(papertray("mark", "0412"),
-                    "say which status: --read, --to-read or --new (see: papertray mark --help)")
+                    "say which status: --read, --to-read, --dismissed or --new (see: papertray "
+                    "mark --help)")
 
 
 def test_bad_status(papertray):
     _one_error_line(
         papertray("list", "--status", "done"),
-        "Invalid value for '--status': 'done' is not one of 'new', 'to-read', 'read'. "
+        "Invalid value for '--status': 'done' is not one of 'new', 'to-read', 'read', "
+        "'dismissed'. "
         "(see: papertray list --help)")
 
 
@@ -358,7 +361,7 @@ def test_the_commands_are_the_issues():
     assert options == {
         "keys": ["as_json"],
         "list": ["as_json", "limit", "offset", "sort", "status"],
-        "mark": ["as_json", "status", "status", "status"],
+        "mark": ["as_json", "status", "status", "status", "status"],
         "orphans": ["as_json"],
         "search": ["as_json", "limit", "offset", "snippet", "sort", "status"],
         "show": ["as_json"],

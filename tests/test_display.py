@@ -30,10 +30,10 @@ def test_ascii_marks_where_unicode_may_not_show(environ, ascii_only):
 
 
 def test_glyph_tables_cover_every_status_with_distinct_shapes():
-    statuses = ("new", "to-read", "read")
+    statuses = ("new", "to-read", "read", "dismissed")
     for table in (GLYPHS, ASCII_GLYPHS):
         assert set(table) == {*statuses, "sep", "more", "none"}
-        assert len({table[s] for s in statuses}) == 3
+        assert len({table[s] for s in statuses}) == 4
     assert all(g.isascii() for g in ASCII_GLYPHS.values())
 
 

@@ -155,6 +155,7 @@ def test_json_keys_are_documented():
 
 
 QUERY_SYNTAX = ('"exact phrase"', "-word", "word*", "OR", "is:new", "is:to-read", "is:read",
+                "is:dismissed",
                 "has:code", "in:", "au:", "tag:", "like:")
 
 

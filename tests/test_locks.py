@@ -200,12 +200,14 @@ def test_a_browser_process_in_a_terminal_keeps_its_locks(tmp_path: Path) -> None
         assert_holds_both(data, "three marks", browser)
         stats = subprocess.run([*console_script(), *where, "stats", "--json"],
                                capture_output=True, text=True, timeout=60, check=True)
-        assert json.loads(stats.stdout)["status"] == {"new": 32, "to-read": 2, "read": 1}
+        assert json.loads(stats.stdout)["status"] == {"new": 32, "to-read": 2, "read": 1,
+                                                      "dismissed": 0}
         os.kill(browser, 9)
         terminal.wait_for("[papertray exited")
         stats = subprocess.run([*console_script(), *where, "stats", "--json"],
                                capture_output=True, text=True, timeout=60, check=True)
-        assert json.loads(stats.stdout)["status"] == {"new": 32, "to-read": 2, "read": 1}
+        assert json.loads(stats.stdout)["status"] == {"new": 32, "to-read": 2, "read": 1,
+                                                      "dismissed": 0}
     finally:
         terminal.close()
 

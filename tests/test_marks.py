@@ -42,7 +42,7 @@ def _statuses(lib: Library) -> dict[str, str]:
 def test_marks_are_stored_in_the_marks_file(library, marked):
     parm, craftium, mentor = marked
     assert _marks(library) == sorted([(parm, "read"), (craftium, "to-read"), (mentor, "to-read")])
-    assert library.counts() == {"all": 35, "new": 32, "to-read": 2, "read": 1}
+    assert library.counts() == {"all": 35, "new": 32, "to-read": 2, "read": 1, "dismissed": 0}
     assert library.paths.marks != library.paths.index
     index = sqlite_utils.Database(library.paths.index)
     assert "marks" not in index.table_names()
@@ -53,7 +53,7 @@ def test_marks_survive_a_forced_rebuild(library, marked):
     report = library.sync(force=True)
     assert (report.papers, report.added, report.removed, report.orphans) == (35, 0, 0, 0)
     assert _statuses(library) == before
-    assert library.counts() == {"all": 35, "new": 32, "to-read": 2, "read": 1}
+    assert library.counts() == {"all": 35, "new": 32, "to-read": 2, "read": 1, "dismissed": 0}
 
 
 def test_marks_survive_deleting_the_index(library, marked, seeds_copy):
@@ -80,7 +80,7 @@ def test_fixing_a_typo_moves_the_mark_to_the_edited_paper(library, marked, seeds
     new_parm = _by_name(library, "PARM")
     assert new_parm.id != parm
     assert new_parm.status == "read"
-    assert library.counts() == {"all": 35, "new": 32, "to-read": 2, "read": 1}
+    assert library.counts() == {"all": 35, "new": 32, "to-read": 2, "read": 1, "dismissed": 0}
     assert library.orphans() == []
     assert _events(library)[-1] == (3, "reattach", parm, "read", "read", new_parm.id)
     # undoing the marking step that set it now acts on the paper the mark moved to
@@ -108,7 +108,7 @@ def test_vanished_paper_keeps_its_mark_as_orphan_until_the_file_returns(
     orphans = library.orphans()
     assert [(o[0], o[1], o[3]) for o in orphans] == [(craftium, "to-read", "Craftium")]
     assert library.stats()["orphan_marks"] == 1
-    assert library.counts() == {"all": 19, "new": 17, "to-read": 1, "read": 1}
+    assert library.counts() == {"all": 19, "new": 17, "to-read": 1, "read": 1, "dismissed": 0}
     assert (craftium, "to-read") in _marks(library)
 
     out = run_cli("orphans", "--json")
@@ -148,7 +148,7 @@ def test_undo_is_repeatable_and_survives_a_new_library(library, marked, seeds_co
         assert again.undo() == [MarkChange(parm, "read", "new")]
         assert again.undo() == []
         assert _statuses(again) == {}
-        assert again.counts() == {"all": 35, "new": 35, "to-read": 0, "read": 0}
+        assert again.counts() == {"all": 35, "new": 35, "to-read": 0, "read": 0, "dismissed": 0}
         kinds = [e[1] for e in _events(again)]
         assert kinds == ["mark", "mark", "mark", "mark", "undo", "undo", "undo", "undo"]
 
@@ -211,7 +211,8 @@ def test_one_bad_id_marks_nothing(library):
 
 def test_unknown_status_is_an_error(library):
     pid = _by_name(library, "PARM").id
-    with pytest.raises(LibraryError, match="unknown status 'done': use new, to-read or read"):
+    with pytest.raises(LibraryError,
+                       match="unknown status 'done': use new, to-read, read or dismissed"):
         library.set_status([pid], "done")
     with pytest.raises(LibraryError, match="unknown status 'done'"):
         library.search("", status="done")

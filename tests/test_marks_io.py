@@ -76,7 +76,7 @@ def test_both_ways_the_machines_agree(two_machines):
     assert {s[:2] for s in _state(server)} == {
         ("0412d482", "to-read"), ("722b41c7", "to-read"), ("eb8c16cf", "new")}
     for lib in two_machines:
-        assert lib.counts() == {"all": 35, "new": 33, "to-read": 2, "read": 0}
+        assert lib.counts() == {"all": 35, "new": 33, "to-read": 2, "read": 0, "dismissed": 0}
 
 
 def test_an_edited_abstract_is_found_by_its_text(two_machines, tmp_path):

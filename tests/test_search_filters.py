@@ -43,7 +43,8 @@ def test_other_filters(shipped_library):
     assert shipped_library.search("in:icml", limit=100).total == 35
     bogus = shipped_library.search("is:bogus", limit=100)
     assert (bogus.total, bogus.notice) == (
-        35, "unknown filter is:bogus ignored (use is:new, is:to-read, is:read)")
+        35, "unknown filter is:bogus ignored (use is:new, is:to-read, is:read, "
+        "is:dismissed)")
 
 
 def test_filters_with_a_dash_exclude(library):

@@ -36,7 +36,7 @@ def test_shipped_seeds_are_38_entries_35_papers_2_files(library):
     stats = library.stats()
     assert stats == {
         "papers": 35, "entries": 38, "files": 2, "collections": {"ICML 2025": 35},
-        "status": {"new": 35, "to-read": 0, "read": 0}, "orphan_marks": 0,
+        "status": {"new": 35, "to-read": 0, "read": 0, "dismissed": 0}, "orphan_marks": 0,
         "orphan_annotations": 0, "problems": [],
     }
     assert [len(_parse(FILE_A)[1]), len(_parse(FILE_B)[1])] == [19, 19]

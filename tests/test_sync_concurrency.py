@@ -65,7 +65,7 @@ def test_marks_from_many_threads_at_once(library):
     for w in workers:
         w.join()
     assert errors == []
-    assert library.counts() == {"all": 35, "new": 15, "to-read": 0, "read": 20}
+    assert library.counts() == {"all": 35, "new": 15, "to-read": 0, "read": 20, "dismissed": 0}
     assert set(ids(library.search("is:read", limit=100).hits)) == {h.id for h in papers}
 
 

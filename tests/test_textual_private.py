@@ -90,5 +90,5 @@ def test_every_handler_of_a_workers_message_drops_it_once_the_app_stops() -> Non
             if issubclass(message_type, WorkerMessage):
                 for method, _selectors in methods:
                     handlers[method.__name__] = hasattr(method, "__wrapped__")
-    assert len(handlers) == 12
+    assert len(handlers) == 13
     assert all(handlers.values()), handlers

@@ -47,7 +47,7 @@ def _table(name: str, keys: str, action: str, label: str, tooltip: str) -> KeyAc
     return KeyAction("table", name, tuple(keys.split(",")), action, label, tooltip)
 
 
-_MARK_AGAIN = "and go to the next one (again: back to new)"
+_NEXT = "and go to the next one"
 
 #: The app's actions, in the order the footer, the help and the palette list them.
 APP_ACTIONS: tuple[KeyAction, ...] = (
@@ -62,10 +62,12 @@ APP_ACTIONS: tuple[KeyAction, ...] = (
          "Back to the results (the query stays)", show=True, priority=True, where=SEARCH_BAR),
     _app("leave-search-enter", "enter,down", "leave_search", "results",
          "Back to the results (the query stays)", priority=True, where=SEARCH_BAR),
-    _app("mark-read", "r", "mark('read')", "read", f"Mark the paper read {_MARK_AGAIN}",
-         show=True),
+    _app("mark-read", "r", "mark('read')", "read",
+         f"Mark the paper read {_NEXT} (a read paper stays read)", show=True),
     _app("mark-to-read", "t", "mark('to-read')", "to-read",
-         f"Mark the paper to-read {_MARK_AGAIN}", show=True),
+         f"Mark the paper to-read {_NEXT} (a to-read paper stays to-read)", show=True),
+    _app("mark-dismissed", "d", "mark('dismissed')", "dismiss",
+         f"Mark the paper dismissed (not interested) {_NEXT}", show=True),
     _app("mark-new", "x", "mark('new')", "new",
          "Clear the mark (back to new) and go to the next paper"),
     _app("undo", "u", "undo", "undo", "Undo the latest mark made on this data folder, in this "
@@ -76,6 +78,10 @@ APP_ACTIONS: tuple[KeyAction, ...] = (
     _app("filter-new", "2", "filter('new')", "new", "Show only new papers"),
     _app("filter-to-read", "3", "filter('to-read')", "to-read", "Show only to-read papers"),
     _app("filter-read", "4", "filter('read')", "read", "Show only read papers"),
+    _app("filter-dismissed", "5", "filter('dismissed')", "dismissed",
+         "Show only dismissed papers"),
+    _app("clear-query", "backspace", "clear_query", "clear query",
+         "Clear the query: every paper (with the status filter)"),
     _app("sort", "O", "sort", "sort", "Sort the papers: relevance, seed order, name, year, "
          "status (new first), latest marked; the next order at each press"),
     _app("select", "v", "select", "select", "Select the paper (again: unselect) and go to the "
@@ -89,7 +95,7 @@ APP_ACTIONS: tuple[KeyAction, ...] = (
     _app("saved-searches", "B", "saved_searches", "saved searches",
          "List the saved searches: hits, new, arrived since last opened; Enter opens one"),
     _app("scroll-page", "space", "scroll_abstract('page')", "scroll",
-         "Scroll the abstract down a page"),
+         "Scroll the abstract down a page; at its end, go to the next paper"),
     _app("scroll-down", "J", "scroll_abstract('down')", "scroll down",
          "Scroll the abstract down a line"),
     _app("scroll-up", "K", "scroll_abstract('up')", "scroll up", "Scroll the abstract up a line"),

@@ -8,10 +8,11 @@ from collections.abc import Mapping
 
 #: Mark glyphs, and the other characters papertray draws itself: ``sep`` between parts of a
 #: line, ``more`` for "still loading" or "cut here", ``none`` for a count not known yet.
-GLYPHS = {"new": "·", "to-read": "»", "read": "✓", "sep": " · ", "more": "…", "none": "–"}
+GLYPHS = {"new": "·", "to-read": "»", "read": "✓", "dismissed": "×", "sep": " · ", "more": "…",
+          "none": "–"}
 #: The same for terminals or locales that cannot show them, and under NO_COLOR and ``--ascii``.
-ASCII_GLYPHS = {"new": ".", "to-read": ">", "read": "x", "sep": " | ", "more": "...",
-                "none": "-"}
+ASCII_GLYPHS = {"new": ".", "to-read": ">", "read": "x", "dismissed": "-", "sep": " | ",
+                "more": "...", "none": "-"}
 
 _ASCII_TERMS = {"linux", "dumb", "vt100", "vt102", "vt220", "ansi", "cons25"}
 

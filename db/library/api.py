@@ -22,7 +22,7 @@ from db.library.transfer import MarksTransfer
 from db.marks import notes as notes_db
 from db.marks import refind, statuses
 from db.marks.backup import maybe_backup
-from db.models import SORTS, STATUSES, LibraryError, MarkChange, Paper, SearchResult, SyncReport
+from db.models import SORTS, LibraryError, MarkChange, Paper, SearchResult, SyncReport
 from db.seeds.discover import default_seed_paths, discover
 from db.store.paths import DataPaths, writing
 
@@ -153,18 +153,19 @@ class Library(SavedSearches, MarksTransfer):
     # -- reading -------------------------------------------------------------------------
     @recovering
     def search(self, query: str = "", status: str | None = None, limit: int = DEFAULT_LIMIT,
-               offset: int = 0, typing: bool = False, sort: str = "relevance") -> SearchResult:
+               offset: int = 0, typing: bool = False, hidden: bool = False,
+               sort: str = "relevance") -> SearchResult:
         """Hits for ``query`` (the query language of docs/search.md), best first, one page.
 
         Returns at most ``limit`` hits after skipping ``offset``; ``total`` counts them all. An
-        empty query lists every paper in seed order. ``status`` (new/to-read/read) filters.
-        ``typing`` makes the last word a prefix. ``sort`` lists the same hits in another order
+        empty query lists every paper in seed order. ``status`` (a status or "all") filters;
+        ``hidden`` counts the hits it leaves out too (a second pass over the index).
+        ``typing`` makes the last word a prefix; ``sort`` lists the same hits in another order
         of :data:`~db.models.SORTS`. ``like:ID`` and ``like:to-read`` (the whole query) give
         :meth:`similar` and :meth:`like_to_read`, by likeness. Never raises on query text;
         raises :class:`LibraryError` for an unknown status or sort.
         """
-        if status not in (None, "all", *STATUSES):
-            raise LibraryError(f"unknown status {status!r}: use new, to-read or read")
+        statuses.check(status, None, "all")
         if sort not in SORTS:
             raise LibraryError(f"unknown sort {sort!r}: use {', '.join(SORTS)}")
         limit = max(0, min(int(limit), 10_000))
@@ -178,7 +179,7 @@ class Library(SavedSearches, MarksTransfer):
             except LibraryError as exc:
                 return SearchResult(query, query, str(exc), 0, [])
         return recovery.checked_search(self, query, lambda: _search().run(
-            self._index(), query, status, limit, offset, self._vocab, typing=typing, sort=sort))
+            self._index(), query, status, limit, offset, self._vocab, typing, hidden, sort))
 
     @recovering
     def similar(self, paper_id: str, status: str | None = None, limit: int = DEFAULT_LIMIT,
@@ -187,8 +188,7 @@ class Library(SavedSearches, MarksTransfer):
         bm25 over its most distinctive words (:mod:`db.search.similar`). ``status`` filters the
         hits.
         Raises :class:`LibraryError` for an unknown id or status."""
-        if status not in (None, *STATUSES):
-            raise LibraryError(f"unknown status {status!r}: use new, to-read or read")
+        statuses.check(status, None)
         paper = self.get(paper_id)
         return _similar().similar(self._index(), paper.id, paper.label, status,
                                   max(0, min(int(limit), 10_000)), max(0, int(offset)))
@@ -294,7 +294,7 @@ class Library(SavedSearches, MarksTransfer):
 
     @recovering
     def counts(self) -> dict[str, int]:
-        """``{"all", "new", "to-read", "read"}``: papers in the index by status."""
+        """``{"all", "new", "to-read", "read", "dismissed"}``: papers in the index by status."""
         return views.counts(self._index())
 
     @recovering

@@ -24,7 +24,9 @@ from db.models import Paper
 FORMATS = {"md": ".md", "csv": ".csv", "json": ".json", "bib": ".bib"}
 CSV_COLUMNS = ("id", "title", "name", "headline", "authors", "year", "venue", "collection",
                "status", "url", "code_url", "abstract")
-_CHECKBOX = {"new": "[ ]", "to-read": "[ ]", "read": "[x]"}
+#: A Markdown checklist's box per status: done when read, struck (``[-]``, as Obsidian and
+#: Logseq write a cancelled task) when dismissed.
+_CHECKBOX = {"new": "[ ]", "to-read": "[ ]", "read": "[x]", "dismissed": "[-]"}
 _VENUE_YEAR_RE = re.compile(r"^(.*?)\s*\b((?:19|20)\d\d)$")
 
 

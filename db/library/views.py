@@ -6,17 +6,18 @@ from __future__ import annotations
 
 import sqlite3
 
-from db.models import STATUSES
+from db.models import DECIDED, STATUSES
 
 
 def counts(conn: sqlite3.Connection) -> dict[str, int]:
-    """``{"all", "new", "to-read", "read"}``: papers in the index by status."""
+    """``{"all", "new", "to-read", "read", "dismissed"}``: papers in the index by status (a
+    paper with any decided status, dismissed too, is not new)."""
     total = conn.execute("SELECT count(*) FROM papers").fetchone()[0]
     by_status = dict(conn.execute(
         "SELECT k.status, count(*) FROM m.marks k JOIN papers p ON p.id = k.paper_id "
         "GROUP BY k.status").fetchall())
-    to_read, read = by_status.get("to-read", 0), by_status.get("read", 0)
-    return {"all": total, "new": total - to_read - read, "to-read": to_read, "read": read}
+    decided = {status: by_status.get(status, 0) for status in DECIDED}
+    return {"all": total, "new": total - sum(decided.values()), **decided}
 
 
 def collections(conn: sqlite3.Connection) -> dict[str, int]:

@@ -28,7 +28,7 @@ from pathlib import Path
 
 from db.marks import backup
 from db.marks.schema import MARKS_DDL
-from db.models import LibraryError
+from db.models import DECIDED, LibraryError
 from db.store.exclusive import Held, InUse, held
 from db.store.files import quick_check
 
@@ -338,7 +338,7 @@ def replay(state: dict[str, Rows], steps: list[tuple], events: Rows) -> None:
 
 def _set_mark(marks: Rows, paper_id: str, status: str, at: str) -> None:
     old = marks.pop((paper_id,), None)
-    if status in ("to-read", "read"):
+    if status in DECIDED:
         label, anchor = (old[3], old[4]) if old else (None, None)
         marks[(paper_id,)] = (paper_id, status, at, label, anchor)
 

@@ -2,7 +2,9 @@
 
 The marks file is the reader's own data: it is never rebuilt, and a file that cannot be read is
 refused with a one-line hint (``papertray marks repair``), never started afresh over.
-Tables added after the first release are created on opening an older file (``IF NOT EXISTS``).
+Tables added after the first release are created on opening an older file (``IF NOT EXISTS``);
+a marks table whose CHECK allows fewer statuses than :data:`db.models.DECIDED` is widened
+(:func:`widen_statuses`), every mark kept.
 """
 
 from __future__ import annotations
@@ -11,18 +13,23 @@ import contextlib
 import sqlite3
 from pathlib import Path
 
-from db.models import LibraryError
+from db.models import DECIDED, LibraryError
 from db.store.files import is_damage, looks_like_sqlite
-from db.store.sqlite import connect, use_wal
+from db.store.sqlite import connect, use_wal, write_transaction
 
-MARKS_DDL = """
-CREATE TABLE IF NOT EXISTS marks (
+#: The marks table (``{name}``: marks, or the name of the copy :func:`widen_statuses` makes).
+MARKS_TABLE = """
+CREATE TABLE IF NOT EXISTS {name} (
     paper_id TEXT PRIMARY KEY,
-    status TEXT NOT NULL CHECK (status IN ('to-read', 'read')),
+    status TEXT NOT NULL CHECK (status IN ('to-read', 'read', 'dismissed')),
     updated_at TEXT NOT NULL,       -- ISO 8601 UTC; the newer mark wins when marks are merged
     label TEXT,                     -- the paper's name or headline, for people reading orphans
     anchor TEXT                     -- normalized start of the abstract, to re-attach the mark
 );
+"""
+MARKS_COLUMNS = "paper_id, status, updated_at, label, anchor"
+
+MARKS_DDL = MARKS_TABLE.format(name="marks") + """
 CREATE TABLE IF NOT EXISTS mark_events (   -- append-only history; undo reads it
     seq INTEGER PRIMARY KEY AUTOINCREMENT,
     batch INTEGER NOT NULL,
@@ -99,6 +106,7 @@ def open_marks(path: Path) -> sqlite3.Connection:
         use_wal(conn)
         conn.executescript(f"BEGIN IMMEDIATE;{MARKS_DDL}COMMIT;")
         conn.execute("SELECT count(*) FROM marks").fetchone()
+        widen_statuses(conn, path)
     except sqlite3.DatabaseError as exc:
         with contextlib.suppress(NameError, sqlite3.Error):
             conn.close()
@@ -111,6 +119,45 @@ def open_marks(path: Path) -> sqlite3.Connection:
             + _restore_hint(path)
         ) from None
     return conn
+
+
+def allows_every_status(conn: sqlite3.Connection) -> bool:
+    """True when the marks table's CHECK names every status of :data:`db.models.DECIDED`."""
+    row = conn.execute("SELECT sql FROM sqlite_master WHERE type='table' AND name='marks'"
+                       ).fetchone()
+    return row is None or all(f"'{status}'" in row[0] for status in DECIDED)
+
+
+def widen_statuses(conn: sqlite3.Connection, path: Path) -> bool:
+    """Let a marks file of an older papertray hold every status (its CHECK allowed only
+    to-read and read, not dismissed). Returns True when the file was changed.
+
+    SQLite cannot change a CHECK in place, so the marks are copied into a table made as
+    :data:`MARKS_TABLE` says, which then takes the old one's place, in one transaction that
+    commits only when the copy holds every mark (else it rolls back, the file as it was, and
+    raises :class:`LibraryError`). A backup of the file is written first
+    (:func:`db.marks.backup.maybe_backup`). Two papertrays opening the file at once upgrade it
+    once: the check is made again under the write lock.
+    """
+    if allows_every_status(conn):
+        return False
+    from db.marks.backup import maybe_backup
+
+    maybe_backup(conn, path, force=True)
+    with write_transaction(conn):
+        if allows_every_status(conn):
+            return False
+        before = conn.execute("SELECT count(*) FROM marks").fetchone()[0]
+        conn.execute(MARKS_TABLE.format(name="marks_widened"))
+        conn.execute(f"INSERT INTO marks_widened({MARKS_COLUMNS}) "
+                     f"SELECT {MARKS_COLUMNS} FROM marks")
+        copied = conn.execute("SELECT count(*) FROM marks_widened").fetchone()[0]
+        if copied != before:
+            raise LibraryError(f"could not upgrade the marks file {path}: {copied} of "
+                               f"{before} marks copied; it is left as it was")
+        conn.execute("DROP TABLE marks")
+        conn.execute("ALTER TABLE marks_widened RENAME TO marks")
+    return True
 
 
 def _restore_hint(path: Path) -> str:

@@ -1,4 +1,5 @@
-"""Marks: the reader's statuses (to-read, read; new is no row), set in undoable steps, and undo.
+"""Marks: the reader's statuses (to-read, read, dismissed; new is no row), set in undoable
+steps, and undo.
 
 Writes here run on a connection to ``marks.sqlite`` alone (``BEGIN IMMEDIATE`` locks only the
 marks file, so marking never waits for a long sync of the index). Each write is one short
@@ -12,8 +13,15 @@ from collections.abc import Iterable
 
 from db.marks import notes
 from db.marks.history import Describe, anchor, current_id, log_event, next_batch, now
-from db.models import LibraryError, MarkChange
+from db.models import STATUS_LIST, STATUSES, LibraryError, MarkChange
 from db.store.sqlite import write_transaction
+
+
+def check(status: str | None, *also: str | None) -> None:
+    """Raise :class:`LibraryError` unless ``status`` is one of :data:`db.models.STATUSES` or
+    of ``also`` (None or "all": any status, where a filter allows it)."""
+    if status not in (*STATUSES, *also):
+        raise LibraryError(f"unknown status {status!r}: use {STATUS_LIST}")
 
 
 def status_of(conn: sqlite3.Connection, paper_id: str) -> str:
@@ -29,8 +37,7 @@ def set_status(conn: sqlite3.Connection, ids: Iterable[str], status: str,
     Returns the changes made (papers already at ``status`` are left out). Raises
     :class:`LibraryError` for an unknown status.
     """
-    if status not in ("new", "to-read", "read"):
-        raise LibraryError(f"unknown status {status!r}: use new, to-read or read")
+    check(status)
     changes: list[MarkChange] = []
     stamp = now()
     with write_transaction(conn):

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING
 from db.marks import notes as notes_db
 from db.marks.history import ANCHOR_CHARS, Describe, log_event, next_batch, now
 from db.marks.statuses import status_of
-from db.models import LibraryError, MarkChange
+from db.models import STATUSES, LibraryError, MarkChange
 from db.store.sqlite import write_transaction
 from db.text import one_line
 
@@ -277,7 +277,7 @@ def _mark_home(record: dict, homes: _Homes, marked: set[str],
 def _valid(record: object) -> bool:
     return (isinstance(record, dict) and isinstance(record.get("id"), str)
             and re.fullmatch(r"[0-9a-f]{16}", record["id"]) is not None
-            and record.get("status") in ("new", "to-read", "read")
+            and record.get("status") in STATUSES
             and isinstance(record.get("updated_at"), str)
             and _stamp_ok(record["updated_at"]))
 

@@ -2,7 +2,7 @@
 
 Syntax (docs/search.md): plain words (all must match; the last one is a prefix while
 typing), ``"exact phrase"``, ``-word`` / ``-"phrase"`` to exclude, ``word*`` prefix, ``a OR b``,
-and filters ``is:new|to-read|read``, ``has:code``, ``in:TEXT`` (collection or seed file),
+and filters ``is:new|to-read|read|dismissed``, ``has:code``, ``in:TEXT`` (collection or seed file),
 ``tag:NAME`` (the reader's tags).
 ``au:NAME`` (an author's name; words joined by ``.``, ``_`` or ``-`` are one name, in order).
 User text never reaches MATCH unquoted: every term becomes a quoted FTS5 string of the tokens
@@ -31,7 +31,7 @@ FILTER_KEYS = ("is", "has", "in", "tag", "au")
 #: (docs/search.md).
 MIN_TYPED_PREFIX = 3
 STATUS_FILTERS = {"new": "new", "to-read": "to-read", "toread": "to-read", "unread": "new",
-                  "read": "read"}
+                  "read": "read", "dismissed": "dismissed"}
 MAX_QUERY_CHARS = 2000  # longer input is cut: no one types more, and FTS5 cost grows with it
 
 
@@ -149,7 +149,7 @@ def parse(text: str, typing: bool = False, status: str | None = None) -> Query:
 
     With ``typing`` the last word (when the text does not end in a space) becomes a prefix, so
     results follow each keystroke. Words with no letters or digits (``*``, ``-``, ``"``) vanish.
-    ``status`` (new, to-read or read; "all" or None: any) applies as ``is:STATUS`` would.
+    ``status`` (new, to-read, read or dismissed; "all" or None: any) applies as ``is:STATUS`` would.
     """
     text = unicodedata.normalize("NFKC", clean(text or ""))[:MAX_QUERY_CHARS]
     state = _Parser(Query(), list(_PIECE_RE.finditer(text)))
@@ -329,7 +329,8 @@ def _is(q: Query, value: str, negated: bool) -> None:
     """``is:STATUS`` (a second, different status finds nothing) or ``-is:STATUS``."""
     status = STATUS_FILTERS.get(value.lower())
     if not status:
-        q.notices.append(f"unknown filter is:{value} ignored (use is:new, is:to-read, is:read)")
+        q.notices.append(f"unknown filter is:{value} ignored (use is:new, is:to-read, is:read, "
+                         "is:dismissed)")
     elif negated:
         q.not_status.append(status)
     else:

@@ -16,6 +16,7 @@ Each stage is one module, called once, in this order; each takes what the one be
 
 from __future__ import annotations
 
+import dataclasses
 import sqlite3
 from collections.abc import Callable
 
@@ -32,14 +33,19 @@ from db.search.spelling import Vocabulary
 
 def run(conn: sqlite3.Connection, text: str, status: str | None, limit: int, offset: int,
         vocabulary: Callable[[], Vocabulary], typing: bool = False,
-        sort: str = "relevance") -> SearchResult:
+        hidden: bool = False, sort: str = "relevance") -> SearchResult:
     """Search; see :meth:`db.Library.search`. ``vocabulary()`` returns the index's
     :class:`~db.search.spelling.Vocabulary` (loaded once, when a word needs correcting)."""
     q = parse(text, typing=typing, status=status)
     notices = [*q.notices, *rewrite(conn, q, vocabulary, text), *expand(conn, q)]
     matches = match(conn, q, limit + offset)
     total, rows, notice = rank(conn, q, matches, limit, offset, sort)
-    return result(conn, text, q, total, rows, [*notices, notice], sort)
+    found = result(conn, text, q, total, rows, [*notices, notice], sort)
+    if not hidden or status in (None, "all") or not text.strip():
+        return found
+    # the same query with no status filter, counted only: how many hits the filter hides
+    every = run(conn, text, None, 0, 0, vocabulary, typing)
+    return dataclasses.replace(found, hidden=max(0, every.total - found.total))
 
 
 def hit_set(conn: sqlite3.Connection, text: str, status: str | None,

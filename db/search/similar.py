@@ -10,6 +10,7 @@ only new papers. This is arxiv-sanity's "similar" done with the index papertray 
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 import sqlite3
@@ -96,12 +97,17 @@ def similar(conn: sqlite3.Connection, paper_id: str, label: str, status: str | N
             limit: int, offset: int) -> SearchResult:
     """Papers like ``paper_id`` (a full id in the index), best first, without it.
 
-    ``label`` names the paper in the notice; ``status`` filters the hits. The shape is a
-    search's: ``total`` counts every paper sharing a distinctive word; ``terms`` are the words.
+    ``label`` names the paper in the notice; ``status`` filters the hits (``hidden`` counts
+    those it leaves out). The shape is a search's: ``total`` counts every paper sharing a
+    distinctive word; ``terms`` are the words.
     """
     words = _weights(conn, _texts(conn, "p.id = ?", [paper_id]))
-    return _run(conn, words, f"like:{paper_id[:8]}", f"papers like {label}",
-                ("p.id != ?", [paper_id]), status, limit, offset)
+    found = _run(conn, words, f"like:{paper_id[:8]}", f"papers like {label}",
+                 ("p.id != ?", [paper_id]), status, limit, offset)
+    if not status:
+        return found
+    every = _run(conn, words, "", "", ("p.id != ?", [paper_id]), None, 0, 0)  # counted only
+    return dataclasses.replace(found, hidden=max(0, every.total - found.total))
 
 
 def like_to_read(conn: sqlite3.Connection, limit: int, offset: int) -> SearchResult:

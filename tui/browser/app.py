@@ -230,9 +230,14 @@ class PapertrayApp(ReaderTools, SavingApp, SelectingApp, LibraryWorkers, Marking
 
     # -- other keys --------------------------------------------------------------------------
     def action_scroll_abstract(self, how: str) -> None:
-        """Scroll the abstract: ``page`` down, a line ``down`` or ``up``."""
-        panel = self.panel
-        if how == "page":
+        """Scroll the abstract: ``page`` down (at its end: the next paper, as in mutt), a line
+        ``down`` or ``up``."""
+        panel, table = self.panel, self.table
+        if how == "page" and panel.scroll_y >= panel.max_scroll_y:
+            if table.row_count and table.window_offset + table.cursor_row + 1 >= table.total:
+                self.notify("the last paper", timeout=2)
+            table.action_cursor_down()
+        elif how == "page":
             panel.scroll_page_down(animate=False)
         elif how == "down":
             panel.scroll_down(animate=False)

@@ -28,7 +28,7 @@ What the head of the queue waits for (:meth:`KeysApp._need_of`):
   runs, the search bar has keys still to handle, a search or a window of hits is on its way,
   or a mark's new status is not known yet (after ``/wudi⏎t`` the ``t`` marks a hit of
   "wudi"; after ``u`` a ``t`` toggles the status the undo gave back);
-* **the cursor paper**, for a key whose action reads it (``a``, ``#``, the copy keys;
+* **the cursor paper**, for a key whose action reads it (``a``, ``#``, the copy keys, space;
   :data:`WAIT_LIMIT_S` at most, then the action says it is still loading).
 
 A burst of text read at once with a line break or a tab in it (a paste the terminal did not
@@ -66,8 +66,9 @@ from tui.browser.screens import HelpScreen
 WAIT_LIMIT_S = 2.0
 #: Keys that never wait in the queue.
 _NEVER_QUEUED = ("ctrl+c",)
-#: Actions of the table's keys that need the cursor paper in the panel (a note, tags, copies).
-_PAPER_ACTIONS = ("edit_note", "add_tags", "copy(")
+#: Actions of the table's keys that need the cursor paper in the panel (a note, tags, copies,
+#: and scrolling it: space at the abstract's end goes to the next paper).
+_PAPER_ACTIONS = ("edit_note", "add_tags", "copy(", "scroll_abstract(")
 #: Keys (besides printable ones) that edit the query in the search bar.
 _EDITING = ("backspace", "delete", "ctrl+u", "ctrl+w", "ctrl+k", "ctrl+x", "ctrl+v")
 

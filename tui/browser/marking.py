@@ -13,11 +13,16 @@ from __future__ import annotations
 
 from textual import on
 
+from db.models import SHORT_ID_LEN, MarkChange
 from db.text import one_line
 from tui.browser.base import BrowserBase
 from tui.browser.messages import Exported, MarksSaved, while_running
 from tui.browser.widgets import FOLLOW_CURSOR
 from tui.browser.workers import MarkOp
+
+#: Papers an undo's notice names; a larger undo (a bulk mark from the command line) says how
+#: many more.
+UNDO_SAID = 3
 
 
 class MarkingApp(BrowserBase):
@@ -49,7 +54,8 @@ class MarkingApp(BrowserBase):
                 for paper_id in op.ids}
 
     def action_mark(self, status: str) -> None:
-        """Mark the cursor paper ``status`` (or back to new if it has it) and move on.
+        """Mark the cursor paper ``status`` and move on; a paper that has that status already
+        keeps it, and a notice says so (``x`` is the key back to new).
 
         Shown at once in the row, the panel and the counts; written by a worker right away.
         """
@@ -60,15 +66,17 @@ class MarkingApp(BrowserBase):
         hit = table.hit(paper_id) if paper_id else None
         if hit is None or self.lib is None:
             return
-        new = "new" if hit.status == status else status
-        if new != hit.status:
-            self._show_status(hit.id, new)
+        if hit.status == status:
+            self.notify(f"{one_line(hit.label)} is {status} already: kept", timeout=3,
+                        markup=False)
+        else:
+            self._show_status(hit.id, status)
             if self._counts:
                 counts = dict(self._counts)
                 counts[hit.status] -= 1
-                counts[new] += 1
+                counts[status] += 1
                 self._show_counts(counts)
-            self._queue(MarkOp("set", (hit.id,), new))
+            self._queue(MarkOp("set", (hit.id,), status))
         table.action_cursor_down()
 
     def action_undo(self) -> None:
@@ -111,6 +119,7 @@ class MarkingApp(BrowserBase):
             if not changes:
                 self.notify("nothing to undo", timeout=3)
                 continue
+            self.notify(self._undo_said(changes), timeout=5, markup=False)
             self._reread_focus = changes[0].paper_id  # the cursor goes to the paper undone
             row = self.table.row_of(changes[0].paper_id)
             if row is not None:
@@ -132,6 +141,22 @@ class MarkingApp(BrowserBase):
         for error in message.errors:
             self.notify(f"mark not saved: {one_line(error)}", severity="error", markup=False)
         self._keys_may_go()
+
+    def _undo_said(self, changes: list[MarkChange]) -> str:
+        """``undid: PARM to-read → new``: which papers one undo changed, and how (the first
+        :data:`UNDO_SAID` of them, then how many more)."""
+        said = []
+        for change in changes[:UNDO_SAID]:
+            hit = self.table.hit(change.paper_id)
+            label = one_line(hit.label if hit is not None else change.paper_id[:SHORT_ID_LEN])
+            if change.kind == "note":
+                said.append(f"{label} note {'restored' if change.new else 'removed'}")
+            elif change.kind == "tag":
+                said.append(f"{label} tag {'+' + change.new if change.new else '-' + change.old}")
+            else:
+                said.append(f"{label} {change.old} → {change.new}")
+        more = len(changes) - UNDO_SAID
+        return "undid: " + "; ".join(said) + (f"; and {more} more" if more > 0 else "")
 
     def _show_status(self, paper_id: str, status: str) -> None:
         self.table.set_status(paper_id, status)

@@ -138,6 +138,15 @@ class NoNewPaper(WorkerMessage):
         self.request, self.step = request, step
 
 
+class HiddenCounted(WorkerMessage):
+    """``hidden`` papers found by the query of search ``request`` are left out by its status
+    filter."""
+
+    def __init__(self, request: int, hidden: int) -> None:
+        super().__init__()
+        self.request, self.hidden = request, hidden
+
+
 class PaperLoaded(WorkerMessage):
     """The whole paper ``paper_id`` (``paper`` is None if it left the library meanwhile)."""
 

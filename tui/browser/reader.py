@@ -119,12 +119,6 @@ class ReaderTools:
         """List new papers like the whole to-read list (the query ``like:to-read``)."""
         self._run_query("like:to-read")
 
-    def _run_query(self, query: str) -> None:
-        """Put ``query`` in the search bar and run it now (keys typed next wait for it)."""
-        self.search_bar.input.value = query
-        self._query = query
-        self._search()
-
     # -- notes and tags ----------------------------------------------------------------------
     def _shown_paper(self) -> Paper | None:
         """The cursor paper as the panel shows it, or None (with a notice) while it loads."""

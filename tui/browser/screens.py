@@ -25,7 +25,7 @@ QUERY_SYNTAX = (
     ("-word", "papers without the word"),
     ("transform*", "words starting with transform"),
     ("rl OR reinforcement", "either word"),
-    ("is:to-read has:code", "filters: is:new, is:to-read, is:read, has:code"),
+    ("is:to-read has:code", "filters: is:new, is:to-read, is:read, is:dismissed, has:code"),
     ("-is:read -has:code", "a filter with - excludes what it names"),
     ("in:icml", "papers whose collection or seed file name contains icml"),
     ("tag:moe", "papers you tagged moe (your notes' words are searched too)"),

@@ -18,9 +18,16 @@ from db.models import SORTS, Paper, SearchResult
 from db.text import one_line
 from tui.browser.base import BrowserBase
 from tui.browser.display import said
-from tui.browser.messages import Follow, NoNewPaper, PageLoaded, PaperLoaded, while_running
+from tui.browser.locate import Listing
+from tui.browser.messages import (
+    Follow,
+    HiddenCounted,
+    NoNewPaper,
+    PageLoaded,
+    PaperLoaded,
+    while_running,
+)
 from tui.browser.widgets import ResultsPane, ResultsTable, SearchBar
-from tui.browser.workers import Listing
 
 
 class SearchingApp(BrowserBase):
@@ -35,7 +42,7 @@ class SearchingApp(BrowserBase):
 
     def _init_search(self) -> None:
         self.status_filter = "all"
-        """The status filter: all, new, to-read or read."""
+        """The status filter: all, new, to-read, read or dismissed."""
         self.sort_by = "relevance"
         """The order of the hits: one of :data:`db.models.SORTS`."""
         self._query = ""  # the query of the newest request (or of the armed timer)
@@ -48,6 +55,8 @@ class SearchingApp(BrowserBase):
         self.cursor_paper: str | None = None
         """The id of the paper under the cursor, as last shown (kept once the table is gone)."""
         self._paper_shown: str | None = None
+        #: papers the shown query finds that the filter hides, and (query, filter) they are of
+        self._hidden: tuple[int, tuple[str, str]] = (0, ("", "all"))
 
     @property
     def _search_pending(self) -> bool:
@@ -136,11 +145,25 @@ class SearchingApp(BrowserBase):
                              message.fallback)
         for paper_id, status in self._predicted().items():  # marks not written when it was read
             self.table.set_status(paper_id, status)
+        asked = (self._query, self.status_filter)
+        if self._hidden[1] != asked:  # (the same query and filter keep theirs until recounted)
+            self._hidden = (0, asked)
+        if self.status_filter != "all" and self._query.strip():
+            self.count_hidden(message.request, *asked)
         self.main_screen.query_one(ResultsPane).show_message(self._empty_message(result))
         self._follow_cursor(force=True, ready=message.paper)
         self._keys_may_go()
         self._release_paint()
         self._answer_shown()
+
+    @on(HiddenCounted)
+    @while_running
+    def _hidden_counted(self, message: HiddenCounted) -> None:
+        if message.request != self._applied or self._result is None:
+            return  # another answer is shown by now
+        self._hidden = (message.hidden, (self._query, self.status_filter))
+        self.main_screen.query_one(ResultsPane).show_message(self._empty_message(self._result))
+        self._show_position()
 
     @on(NoNewPaper)
     @while_running
@@ -167,6 +190,8 @@ class SearchingApp(BrowserBase):
         message.append(one_line(result.query), "bold")
         if status:
             message.append(f" among {status} papers")
+        if self._hidden[0]:
+            message.append(f" ({self._hidden[0]} with another status: 1 shows all)")
         return message
 
     def _show_position(self) -> None:
@@ -179,8 +204,13 @@ class SearchingApp(BrowserBase):
                 status.append("0/0")
             if getattr(self, "selection", None):
                 status.append(f"  {len(self.selection)} selected", "bold")
+            # the papers the status filter hides first: the line is cut at the search bar's end
+            hidden = self._hidden[0]
+            notices = [f"{hidden} hidden by the filter (1: all)"] if hidden else []
             if result.notice:
-                notice = said(one_line(result.notice), getattr(self, "ascii_only", False))
+                notices.append(one_line(result.notice))
+            if notices:
+                notice = said("; ".join(notices), getattr(self, "ascii_only", False))
                 status.append("  " + notice, "italic")
         self.search_bar.show_status(status)
 
@@ -200,6 +230,17 @@ class SearchingApp(BrowserBase):
         self.sort_by = self.header.sort_by = order
         self._save_settings()
         self._search(focus=self.table.current_id)
+
+    def action_clear_query(self) -> None:
+        """Clear the query: the table lists every paper the status filter shows."""
+        if self.search_bar.value:
+            self._run_query("")
+
+    def _run_query(self, query: str) -> None:
+        """Put ``query`` in the search bar and run it now (keys typed next wait for it)."""
+        self.search_bar.input.value = query
+        self._query = query
+        self._search()
 
     def action_next_new(self, step: int) -> None:
         """Go to the next (``step`` 1) or previous (-1) new paper, loading other windows."""
@@ -230,6 +271,8 @@ class SearchingApp(BrowserBase):
         if paper_id is None:
             self._paper_wanted = self._paper_shown = None
             hint = "press / to change the query"
+            if self._query:
+                hint += ", backspace to clear it"
             if self.status_filter != "all":
                 hint += ", or 1 to show all papers"
             self.panel.show_message(Text(hint, style="italic"))

@@ -20,17 +20,17 @@ from tui.browser.display import query_safe
 
 SETTINGS_FILE = "settings.json"
 _PAPER_ID = re.compile(r"[0-9a-f]{16,64}")
-FILTERS = ("all", "new", "to-read", "read")
+FILTERS = ("all", "new", "to-read", "read", "dismissed")
 LAYOUTS = ("auto", "stacked", "side")
 
 
 @dataclass(slots=True)
 class Settings:
-    """``filter``: the status filter (all/new/to-read/read); ``theme``: a Textual theme name
-    (None: Textual's default); ``layout``: ``auto`` (side by side from 120 columns),
-    ``stacked`` or ``side``; ``sort``: the sort order (:data:`db.models.SORTS`); the session:
-    ``query`` (the search bar's) and ``cursor`` (the id of the paper under the cursor, or
-    None)."""
+    """``filter``: the status filter (all/new/to-read/read/dismissed); ``theme``: a Textual
+    theme name (None: Textual's default); ``layout``: ``auto`` (side by side from 120
+    columns), ``stacked`` or ``side``; ``sort``: the sort order (:data:`db.models.SORTS`); the
+    session: ``query`` (the search bar's) and ``cursor`` (the id of the paper under the cursor,
+    or None)."""
 
     filter: str = "all"
     theme: str | None = None

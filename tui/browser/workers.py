@@ -15,12 +15,10 @@ they met the marks file, and an answer read before a mark was written never arri
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import sqlite3
 import threading
 from collections import deque
 from dataclasses import dataclass
-from typing import NamedTuple
 
 from textual import work
 from textual.worker import get_current_worker
@@ -29,9 +27,11 @@ from db import Library, LibraryError, MarkChange, SearchResult
 from db.index.sync import SyncCancelled
 from db.search.highlight import stem
 from db.seeds.render import latex_to_unicode
+from tui.browser.locate import Listing, locate, status_argument
 from tui.browser.messages import (
     Exported,
     Follow,
+    HiddenCounted,
     IndexChanged,
     LibraryNotices,
     LibraryOpened,
@@ -45,19 +45,6 @@ from tui.browser.messages import (
     SyncProgressed,
 )
 from tui.browser.widgets.results import FOLLOW_CURSOR
-
-
-class Listing(NamedTuple):
-    """What the table lists besides the query: the status filter (all, or a status) and the
-    sort order (one of :data:`db.models.SORTS`)."""
-
-    status: str = "all"
-    sort: str = "relevance"
-
-    def search(self, lib: Library, query: str, limit: int, offset: int) -> SearchResult:
-        """One page of ``query``'s hits as typed in the search bar (its last word a prefix)."""
-        return lib.search(query, _filter(self.status), limit, offset, typing=True,
-                          sort=self.sort)
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,7 +144,7 @@ class LibraryWorkers:
                 self.post_message(PageLoaded(request, offset, None, focus, fallback))
                 return
             if isinstance(focus, Follow):  # the cursor paper, its new version or a neighbour
-                result, offset, focus = _locate(self.lib, query, listing, self.page_size,
+                result, offset, focus = locate(self.lib, query, listing, self.page_size,
                                                 offset, focus)
             else:
                 result = listing.search(self.lib, query, self.page_size, offset)
@@ -207,6 +194,16 @@ class LibraryWorkers:
                     pos = chunk - 1
             self.post_message(NoNewPaper(request, step))
 
+    @work(thread=True, exclusive=True, exit_on_error=False, group="hidden")
+    def count_hidden(self, request: int, query: str, status: str) -> None:
+        """Count the papers ``query`` finds that the status filter leaves out, after its hits
+        are shown (a second pass over the index, kept off the keystroke's way)."""
+        assert self.lib is not None
+        if get_current_worker().is_cancelled or request != self._request:
+            return
+        result = self.lib.search(query, status_argument(status), 0, 0, typing=True, hidden=True)
+        self.post_message(HiddenCounted(request, result.hidden))
+
     @work(thread=True, exclusive=True, exit_on_error=False, group="paper")
     def load_paper(self, paper_id: str) -> None:
         """Fetch the whole paper (abstract, sources, links) for the abstract panel."""
@@ -243,7 +240,7 @@ class LibraryWorkers:
     def _export(self, query: str, status: str, ids: tuple[str, ...]) -> tuple[str, int]:
         """Export to the data folder; a file of no papers is removed (path "")."""
         assert self.lib is not None
-        path, count = self.lib.export_to_data_dir(query, _filter(status), ids=ids or None)
+        path, count = self.lib.export_to_data_dir(query, status_argument(status), ids=ids or None)
         if count == 0:
             path.unlink(missing_ok=True)
             return "", 0
@@ -345,51 +342,3 @@ def _cursor_paper(result: SearchResult, focus: str | int | None, fallback: int) 
         return focus
     row = (focus if focus >= 0 else len(ids) + focus) if isinstance(focus, int) else fallback
     return ids[min(max(row, 0), len(ids) - 1)]
-
-
-def _locate(lib: Library, query: str, listing: Listing, page: int, offset: int,
-            follow: Follow) -> tuple[SearchResult, int, str | None]:
-    """The window of ``page`` hits that holds the paper ``follow`` finds (rows come and go above
-    the cursor paper when the index changes, and an edited paper may have moved): ``(result,
-    its offset, that paper)``, or the window at ``offset`` and None when none is there. The hits
-    from a page before ``offset`` to two pages after it are read first (one search); the cursor
-    paper (or its edited version: :meth:`db.Library.successor`) is looked for further
-    (:func:`_position`) only when it is still in the index and not among them."""
-    start = max(0, offset - page)
-    wide = listing.search(lib, query, 3 * page, start)
-    rows: dict[str, int] = {}
-    for row, hit in enumerate(wide.hits):
-        rows.setdefault(hit.id, start + row)
-    wanted = list(follow.ids)
-    if wanted and wanted[0] not in rows:
-        now = lib.successor(wanted[0], follow.text)
-        if now is not None and now not in rows:
-            rows.update(_position(lib, query, listing, now, wide.total))
-        wanted.insert(0, now or wanted[0])
-    found = next((paper_id for paper_id in wanted if paper_id in rows), None)
-    at = offset
-    if found is not None and not offset <= rows[found] < offset + page:
-        at = max(0, rows[found] - page // 2)
-    end = start + len(wide.hits)
-    if start <= at and (at + page <= end or end >= wide.total):
-        return dataclasses.replace(wide, hits=wide.hits[at - start:at - start + page]), at, found
-    return listing.search(lib, query, page, at), at, found
-
-
-#: Hits read at once while looking for a paper beyond the window (:func:`_position`).
-LOCATE_CHUNK = 2000
-
-
-def _position(lib: Library, query: str, listing: Listing, paper_id: str,
-              total: int) -> dict[str, int]:
-    """``{paper_id: its position among the hits}``, or {} when the query does not find it;
-    read :data:`LOCATE_CHUNK` hits at a time."""
-    for at in range(0, total, LOCATE_CHUNK):
-        ids = [h.id for h in listing.search(lib, query, LOCATE_CHUNK, at).hits]
-        if paper_id in ids:
-            return {paper_id: at + ids.index(paper_id)}
-    return {}
-
-
-def _filter(status: str) -> str | None:
-    return None if status == "all" else status

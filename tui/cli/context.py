@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import click
 
-from db import Library
+from db import STATUSES, Library
 from db.models import SORTS
 from db.text import one_line
 
-STATUS_CHOICE = click.Choice(["new", "to-read", "read"])
+STATUS_CHOICE = click.Choice(STATUSES)
 SORT_OPTION = click.option(
     "--sort", type=click.Choice(SORTS), default=None,
     help="Order: relevance (search's default), seed (list's default), name, year (newest "

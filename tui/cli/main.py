@@ -113,7 +113,7 @@ def search(obj: Context, query: tuple[str, ...], status: str | None, limit: int,
            snippet: bool, sort: str | None, as_json: bool) -> None:
     """Search the papers (the query language: docs/search.md); best hits first."""
     library = obj.open_library()
-    result = library.search(" ".join(query), status, limit, offset, typing=True,
+    result = library.search(" ".join(query), status, limit, offset, typing=True, hidden=True,
                             sort=sort or "relevance")
     snippets = library.snippets([h.id for h in result.hits], result.terms) if snippet else None
     print_result(result, as_json, snippets)
@@ -171,15 +171,21 @@ def show(obj: Context, paper_id: str, as_json: bool) -> None:
 @click.argument("paper_ids", nargs=-1, required=True)
 @click.option("--read", "status", flag_value="read", help="Mark as read.")
 @click.option("--to-read", "status", flag_value="to-read", help="Mark as to-read.")
+@click.option("--dismissed", "status", flag_value="dismissed",
+              help="Mark as dismissed (not interested).")
 @click.option("--new", "status", flag_value="new", help="Clear the mark (back to new).")
 @click.option("--json", "as_json", is_flag=True, help="Print the changes as JSON.")
 @pass_context
 def mark(obj: Context, paper_ids: tuple[str, ...], status: str | None, as_json: bool) -> None:
-    """Mark papers (ids or unique prefixes) read, to-read or new. Written at once."""
+    """Mark papers (ids or unique prefixes) read, to-read, dismissed or new. Written at once;
+    a paper that has the status already keeps it."""
     if status is None:
-        raise click.UsageError("say which status: --read, --to-read or --new")
-    changes = obj.open_library().set_status(paper_ids, status)
-    print_changes(changes, as_json, f"marked {len(changes)} paper(s) {status}")
+        raise click.UsageError("say which status: --read, --to-read, --dismissed or --new")
+    library = obj.open_library()
+    changes = library.set_status(paper_ids, status)
+    kept = len({library.resolve(i) for i in paper_ids}) - len(changes)
+    print_changes(changes, as_json, f"marked {len(changes)} paper(s) {status}"
+                  + (f" ({kept} {status} already, kept)" if kept else ""))
 
 
 @cli.command()
@@ -206,7 +212,8 @@ def stats(obj: Context, as_json: bool) -> None:
     s = data["status"]
     click.echo(f"papers:       {data['papers']} ({data['entries']} entries in {data['files']} "
                "files)")
-    click.echo(f"status:       {s['new']} new, {s['to-read']} to-read, {s['read']} read")
+    click.echo(f"status:       {s['new']} new, {s['to-read']} to-read, {s['read']} read, "
+               f"{s['dismissed']} dismissed")
     collections = list(data["collections"].items())
     for label, n in collections[:STATS_COLLECTIONS]:
         click.echo(f"collection:   {one_line(label)} ({n})")

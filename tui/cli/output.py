@@ -53,6 +53,9 @@ def print_result(result, as_json: bool, snippets: dict[str, str] | None = None) 
         return
     if result.notice:
         click.echo(f"({one_line(result.notice)})", err=True)
+    if result.hidden:
+        click.echo(f"({result.hidden} more have another status: leave out --status to see "
+                   "them)", err=True)
     columns = width() if sys.stdout.isatty() else 10_000
     for hit in result.hits:
         click.echo(hit_line(hit, columns))

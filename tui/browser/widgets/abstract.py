@@ -37,8 +37,8 @@ class AbstractPanel(VerticalScroll, can_focus=False):
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
         "abstract--label", "abstract--meta", "abstract--highlight", "abstract--math",
-        "abstract--new", "abstract--to-read", "abstract--read", "abstract--tag",
-        "abstract--note",
+        "abstract--new", "abstract--to-read", "abstract--read", "abstract--dismissed",
+        "abstract--tag", "abstract--note",
     }
 
     def __init__(self, glyphs: Mapping[str, str], **kwargs) -> None:
@@ -77,6 +77,6 @@ class AbstractPanel(VerticalScroll, can_focus=False):
         style = self.get_component_rich_style
         styles = {name: style(f"abstract--{name}", partial=True)
                   for name in ("label", "meta", "highlight", "math", "new", "to-read", "read",
-                               "tag", "note")}
+                               "dismissed", "tag", "note")}
         body = paper_text(self.paper, self.terms, self.glyphs, styles)
         self.query_one("#abstract-body", Static).update(body)

@@ -16,25 +16,29 @@ from tui.browser.display import plain
 from tui.browser.widgets.line import CutLine
 from tui.glyphs import ASCII_GLYPHS
 
+#: Columns the collections keep at least beside the tabs; where the tabs with their words
+#: leave fewer, the tabs name the active filter's status only (each keeps its glyph).
+NAMES_ROOM = 12
 #: The filter keys, in the order of the header's tabs: (key, status).
-FILTERS = (("1", "all"), ("2", "new"), ("3", "to-read"), ("4", "read"))
+FILTERS = (("1", "all"), ("2", "new"), ("3", "to-read"), ("4", "read"), ("5", "dismissed"))
 #: How the header names a sort order other than relevance (db.models.SORTS).
 SORT_LABELS = {"seed": "seed order", "name": "by name", "year": "by year",
                "status": "new first", "marked": "latest marked"}
 
 
 class StatusHeader(Horizontal):
-    """``ICML 2025 (35)`` on the left; ``1 all 35  2 · new 33  3 » to-read 1  4 ✓ read 1`` on
-    the right, the active filter drawn in reverse video (visible without colour)."""
+    """``papertray · ICML 2025`` on the left (the collections alone where both do not fit);
+    ``1 all 35  2 · new 33  3 » to-read 1  4 ✓ read 1  5 × dismissed 0`` on the right, the
+    active filter drawn in reverse video (visible without colour)."""
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {"header--active", "header--key"}
 
     collections: reactive[dict[str, int]] = reactive(dict, always_update=True)
     """Collection label → number of papers (from the library)."""
     counts: reactive[dict[str, int]] = reactive(dict, always_update=True)
-    """Papers by status: ``all``, ``new``, ``to-read``, ``read``."""
+    """Papers by status: ``all``, ``new``, ``to-read``, ``read``, ``dismissed``."""
     status_filter: reactive[str] = reactive("all")
-    """The active filter: all, new, to-read or read."""
+    """The active filter: all, new, to-read, read or dismissed."""
     sort_by: reactive[str] = reactive("relevance")
     """The sort order (db.models.SORTS); shown unless it is relevance."""
 
@@ -62,18 +66,34 @@ class StatusHeader(Horizontal):
     def watch_sort_by(self) -> None:
         self._draw()
 
+    def on_resize(self) -> None:
+        self._draw()
+
     def _draw(self) -> None:
         if not self.is_mounted:
             return
+        tabs = self._tabs(words=True)
+        if self.size.width and self.size.width - tabs.cell_len < NAMES_ROOM:
+            tabs = self._tabs(words=False)
         names = Text("papertray", style="bold", end="")
         if self.collections:
             several = len(self.collections) > 1
-            labels = [f"{label} ({n})" if several else label
-                      for label, n in self.collections.items()]
-            names.append(self.glyphs["sep"])
-            names.append_text(plain(self.glyphs["sep"].join(labels),
-                                    ascii_only=self.glyphs is ASCII_GLYPHS))
+            labels = plain(self.glyphs["sep"].join(
+                f"{label} ({n})" if several else label for label, n in self.collections.items()),
+                ascii_only=self.glyphs is ASCII_GLYPHS)
+            # the collections before the program's name, when both do not fit beside the tabs
+            room = self.size.width - tabs.cell_len - 2
+            if len(names) + len(self.glyphs["sep"]) + labels.cell_len > room:
+                names = labels
+            else:
+                names.append(self.glyphs["sep"])
+                names.append_text(labels)
         self.query_one("#collections", CutLine).update(names)
+        self.query_one("#counts", Static).update(tabs)
+
+    def _tabs(self, words: bool) -> Text:
+        """`` 1 all 35  2 · new 33 …``: each filter's key, glyph, status and count; without
+        ``words``, the status named on the active filter's tab only (`` 2 · 33``)."""
         tabs = Text(end="", no_wrap=True, overflow="ellipsis")
         active = self.get_component_rich_style("header--active", partial=True)
         key_style = self.get_component_rich_style("header--key", partial=True)
@@ -81,6 +101,8 @@ class StatusHeader(Horizontal):
             tabs.append(f" {SORT_LABELS[self.sort_by]} {self.glyphs['sep'].strip()}")
         for key, status in FILTERS:
             label = status if status == "all" else f"{self.glyphs[status]} {status}"
+            if not words and status not in ("all", self.status_filter):
+                label = self.glyphs[status]
             count = self.counts.get(status)
             piece = Text(end="")
             piece.append(f" {key}", key_style)
@@ -88,7 +110,7 @@ class StatusHeader(Horizontal):
             if status == self.status_filter:
                 piece.stylize(active)
             tabs.append_text(piece)
-        self.query_one("#counts", Static).update(tabs)
+        return tabs
 
 
 class AsciiBar(Bar):

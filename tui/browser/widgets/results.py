@@ -45,8 +45,8 @@ class ResultsTable(FastTable, inherit_bindings=False):
     BINDINGS: ClassVar[list[BindingType]] = bindings_of(TABLE_ACTIONS)
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
-        "results--new", "results--to-read", "results--read", "results--id", "results--name",
-        "results--tags",
+        "results--new", "results--to-read", "results--read", "results--dismissed", "results--id",
+        "results--name", "results--tags",
     }
 
     class PageWanted(Message):
