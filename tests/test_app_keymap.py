@@ -76,14 +76,15 @@ async def test_the_footer_help_and_palette_show_the_keys_in_force(tmp_path: Path
         await wait_for(pilot, lambda: ("R", "read") in _footer(app), "the footer's new key")
         # the footer keeps its order: a rebound key is not moved to its end
         assert _footer(app) == [("h", "help"), ("/", "search"), ("R", "read"), ("t", "to-read"),
-                                ("U", "undo"), ("q", "quit"), ("^p", "palette")]
+                                ("d", "dismiss"), ("U", "undo"), ("q", "quit"),
+                                ("^p", "palette")]
         await pilot.press("question_mark")  # no longer the help's key
         await settle(pilot)
         assert not isinstance(app.screen, HelpScreen)
         await pilot.press("h")
         await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen), "the help")
         pairs = [(line.keys, line.description) for line in app.screen.lines]
-        assert ("R", "Mark the paper read and go to the next one (again: back to new)") in pairs
+        assert ("R", "Mark the paper read and go to the next one (a read paper stays read)") in pairs
         assert ("h", "Show all keys and the query syntax") in pairs
         assert [keys for keys, _ in app.screen.marks] == ["U ^u"]
         assert ("like:0412d482", "papers most like that one (f); like:to-read: like your list "
