@@ -14,15 +14,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from db.index import sync as sync_db
-from db.library import export, recovery, views
+from db.library import choice, export, recovery, views
 from db.library.connections import Connections
 from db.library.recovery import recovering
 from db.marks import history, refind, statuses
 from db.marks import notes as notes_db
 from db.marks.backup import maybe_backup
 from db.models import SORTS, STATUSES, LibraryError, MarkChange, Paper, SearchResult, SyncReport
-from db.seeds.discover import default_seed_paths, discover
-from db.store.paths import DataPaths, writing
+from db.seeds.discover import discover
+from db.store.paths import writing
 
 if TYPE_CHECKING:  # imported by the commands that need them (a warm `stats` needs neither)
     from db.marks import transfer as marks_io
@@ -52,9 +52,11 @@ def _similar():
 class Library:
     """A reader's library: seed files, their index, and the reader's marks.
 
-    ``seeds`` are folders or files (default :func:`default_seed_paths`); ``data_dir`` holds both
-    database files (default: platformdirs, see :class:`db.store.paths.DataPaths`). Opening does not
-    sync; call :meth:`sync` (the CLI does at every command, the browser in the background).
+    ``seeds`` are folders or files (None: the library in force, :func:`choice.choose`, said by
+    :attr:`seeds_from`); ``data_dir`` holds the database files (default: platformdirs, see
+    :class:`db.store.paths.DataPaths`); the index is this library's own
+    (:func:`db.store.libraries.claim`), the marks file one for all. Opening does not sync;
+    call :meth:`sync` (the CLI does at every command, the browser in the background).
     Raises :class:`LibraryError` when the data folder or the marks file cannot be used.
     ``check_marks`` checks the marks file first and rebuilds it if it is damaged (the browser
     and ``papertray stats`` do; said in :attr:`notices`).
@@ -62,9 +64,9 @@ class Library:
 
     def __init__(self, seeds: Sequence[str | os.PathLike[str]] | None = None,
                  data_dir: str | os.PathLike[str] | None = None, check_marks: bool = False):
-        self.seed_paths = [Path(p) for p in seeds] if seeds else default_seed_paths()
-        self.paths = DataPaths.resolve(data_dir)
-        self._db = Connections(self.paths)
+        chosen, self.paths, fresh = choice.open_paths(seeds, data_dir)
+        self.seed_paths, self.seeds_from = chosen.seeds, chosen.source
+        self._db = Connections(self.paths, quiet_missing=fresh)
         self._lock = threading.RLock()
         self._vocabulary: Vocabulary | None = None
         self.notices: list[str] = []
