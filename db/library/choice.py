@@ -161,7 +161,7 @@ def _write(paths: DataPaths, roots: list[str]) -> None:
     target.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     partial = target.with_name(target.name + ".partial")
     try:
-        partial.write_text(json.dumps({"seeds": roots}, indent=1) + "\n", encoding="utf-8")
+        libraries.write_private(partial, json.dumps({"seeds": roots}, indent=1) + "\n")
         os.replace(partial, target)
     finally:
         partial.unlink(missing_ok=True)

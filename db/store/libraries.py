@@ -209,11 +209,17 @@ def _valid(entry: object) -> bool:
             and isinstance(entry.get("used"), int | float))
 
 
+def write_private(path: Path, text: str) -> None:
+    """Write ``text`` (UTF-8) to a new file ``path`` of mode 0600, whatever the umask."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as out:
+        out.write(text)
+
+
 def _write(folder: Path, entries: dict) -> None:
     partial = folder / f"{REGISTRY_FILE}.partial"
     try:
-        partial.write_text(json.dumps({"version": 1, "libraries": entries}, indent=1) + "\n",
-                           encoding="utf-8")
+        write_private(partial, json.dumps({"version": 1, "libraries": entries}, indent=1) + "\n")
         os.replace(partial, folder / REGISTRY_FILE)
     finally:
         partial.unlink(missing_ok=True)
