@@ -59,6 +59,14 @@ def test_seeds_given_once_are_the_library_of_the_commands_that_follow(two, data_
     assert _json("stats", data=data_dir)["papers"] == 35
 
 
+def test_a_first_library_where_papertray_was_used_before_is_said(two, data_dir):
+    a, _ = two
+    assert _invoke("stats", data=data_dir).stderr == ""  # the shipped seeds, as before
+    told = _invoke("--seeds", str(a), "stats", data=data_dir)
+    assert told.stderr == (f"papertray: the library is now {a} (was {SHIPPED_SEEDS}; "
+                           "`papertray library` shows it)\n")
+
+
 def test_remembered_by_the_real_console_script_from_any_folder(papertray, two, tmp_path):
     a, _ = two
     data = tmp_path / "console"

@@ -14,7 +14,6 @@ read is as if none were remembered; it is written whole or not at all.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 from collections.abc import Sequence
@@ -111,20 +110,31 @@ def describe(seeds: Sequence[str | os.PathLike[str]] | None,
 
 
 def remember(given: Sequence[str | os.PathLike[str]], paths: DataPaths) -> list[Path] | None:
-    """Remember ``given`` as the library (``papertray --seeds PATH ...``): returns the library it
-    replaced when another one was remembered, else None. Seed paths that do not all exist (a
-    typo) are not remembered, and a data folder that cannot be written keeps what it had: a
-    setting is not worth an error."""
+    """Remember ``given`` as the library (``papertray --seeds PATH ...``). Returns the library
+    it replaced (the remembered one, or the shipped seeds) when that is news: another library
+    was remembered, or papertray was used before in this data folder (its marks file exists);
+    else None (nothing changed, or a first library on a fresh data folder). Seed paths that do
+    not all exist (a typo) are not remembered, and a data folder that cannot be written keeps
+    what it had: a setting is not worth an error."""
     roots = libraries.seed_roots(given)
     if not roots or not all(os.path.lexists(r) for r in roots):
         return None
     before = remembered(paths)
     if before is not None and [str(p) for p in before] == roots:
         return None
-    with contextlib.suppress(OSError):
+    used_before = before is not None or _has_marks(paths)
+    try:
         _write(paths, roots)
-        return before
-    return None
+    except OSError:
+        return None
+    return (before or [shipped_seeds()]) if used_before else None
+
+
+def _has_marks(paths: DataPaths) -> bool:
+    try:
+        return paths.marks.stat().st_size > 0
+    except OSError:
+        return False
 
 
 def set_library(given: Sequence[str | os.PathLike[str]], paths: DataPaths) -> list[Path]:

@@ -17,15 +17,16 @@ from db.text import one_line
 from tui.cli.context import Context, pass_context
 from tui.cli.output import emit_json
 
-FROM = {"--seeds": "--seeds (this command; remembered for the next ones)",
+FROM = {"--seeds": "--seeds (given to this command)",
         "PAPERTRAY_SEEDS": "PAPERTRAY_SEEDS (it wins over the remembered library)",
         "remembered": "remembered (papertray library PATH... changes it, --reset forgets it)",
         "shipped": "the shipped seeds (papertray library PATH... or --seeds PATH to change it)"}
 
 
 def remember_given(seeds: tuple[str, ...], data_dir: str | None) -> None:
-    """Remember the group's ``--seeds`` as the library; one line on stderr when they replace
-    another remembered library (a first library, or the same again, is said by nothing)."""
+    """Remember the group's ``--seeds`` as the library; one line on stderr when that is news
+    (:func:`db.library.choice.remember`: not the same again, nor a first library on a fresh
+    data folder)."""
     replaced = choice.remember(seeds, DataPaths.resolve(data_dir))
     if replaced is not None:
         click.echo(f"papertray: the library is now {_paths(seeds)} (was {_paths(replaced)}; "
