@@ -42,7 +42,7 @@ REGISTRY_FILE = "libraries.json"
 LOCK_FILE = "libraries.lock"
 #: At most this many libraries keep an index (the least recently used beyond it is pruned).
 MAX_INDEXES = 8
-#: At most this many bytes of indexes in all (an index of 87,000 abstracts is ~0.4 GB).
+#: At most this many bytes of indexes in all (an index of 87,000 abstracts is ~0.3 GB).
 MAX_BYTES = 4 * 2**30
 #: An index used within this many seconds is never pruned, whatever the caps: a papertray may
 #: have claimed it and be about to open it.

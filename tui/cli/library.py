@@ -23,14 +23,16 @@ FROM = {"--seeds": "--seeds (given to this command)",
         "shipped": "the shipped seeds (papertray library PATH... or --seeds PATH to change it)"}
 
 
-def remember_given(seeds: tuple[str, ...], data_dir: str | None) -> None:
-    """Remember the group's ``--seeds`` as the library; one line on stderr when that is news
-    (:func:`db.library.choice.remember`: not the same again, nor a first library on a fresh
-    data folder)."""
+def remember_given(seeds: tuple[str, ...], data_dir: str | None) -> str:
+    """Remember the group's ``--seeds`` as the library; returns the line that says so, or ""
+    when that is no news (:func:`db.library.choice.remember`: the same again, or a first
+    library on a fresh data folder). The group prints it once the command has succeeded: a
+    failed command ends on its one line of error."""
     replaced = choice.remember(seeds, DataPaths.resolve(data_dir))
-    if replaced is not None:
-        click.echo(f"papertray: the library is now {_paths(seeds)} (was {_paths(replaced)}; "
-                   "`papertray library` shows it)", err=True)
+    if replaced is None:
+        return ""
+    return (f"papertray: the library is now {_paths(seeds)} (was {_paths(replaced)}; "
+            "`papertray library` shows it)")
 
 
 def _paths(paths) -> str:

@@ -60,7 +60,7 @@ def cli(ctx: click.Context, seeds: tuple[str, ...], data_dir: str | None,
     write_privately()  # before any command (or the browser) writes a file
     ctx.obj = Context(seeds, data_dir, ascii_only)
     if seeds:  # the seeds given once are the library until changed
-        remember_given(seeds, data_dir)
+        ctx.obj.news = remember_given(seeds, data_dir)
     if ctx.invoked_subcommand is None:
         from tui.browser.app import run_app  # the only way in to the browser: Textual loads here
 
@@ -72,10 +72,13 @@ def cli(ctx: click.Context, seeds: tuple[str, ...], data_dir: str | None,
 @cli.result_callback()
 @pass_context
 def _after(obj: Context, *args: object, **kwargs: object) -> None:
-    """Say what the library did on its own while a command ran (e.g. rebuilt a damaged index)."""
+    """Say what the library did on its own while a command ran (e.g. rebuilt a damaged index),
+    and that ``--seeds`` changed the remembered library."""
     if obj.opened:
         for notice in obj.open_library(sync=False).notices:
             click.echo(f"papertray: {one_line(notice)}", err=True)
+    if obj.news:
+        click.echo(obj.news, err=True)
 
 
 @cli.command()
