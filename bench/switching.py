@@ -63,6 +63,7 @@ def main() -> None:
     args = parser.parse_args()
     a, b = args.seeds_a.resolve(), args.seeds_b.resolve()
     columns = {"this": measure(HERE.parent, a, b, args.repeat)}
+    print(f"this: {columns['this']}", file=sys.stderr, flush=True)  # kept if the rest is cut
     if args.before:
         columns = {"before": measure(args.before.resolve(), a, b, args.repeat), **columns}
     print(f"medians of {args.repeat} runs, wall seconds of `papertray {' '.join(COMMAND)}`")
