@@ -84,7 +84,8 @@ async def test_the_footer_help_and_palette_show_the_keys_in_force(tmp_path: Path
         await pilot.press("h")
         await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen), "the help")
         pairs = [(line.keys, line.description) for line in app.screen.lines]
-        assert ("R", "Mark the paper read and go to the next one (a read paper stays read)") in pairs
+        read = "Mark the paper read and go to the next one (a read paper stays read)"
+        assert ("R", read) in pairs
         assert ("h", "Show all keys and the query syntax") in pairs
         assert [keys for keys, _ in app.screen.marks] == ["U ^u"]
         assert ("like:0412d482", "papers most like that one (f); like:to-read: like your list "

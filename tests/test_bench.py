@@ -97,3 +97,21 @@ def test_the_saved_search_benchmark_counts_and_cleans_up(tmp_path: Path) -> None
     assert 0 < float(row[2]) <= float(row[3]) <= float(row[4])
     with Library([seeds], data) as library:
         assert library.saved_searches() == []
+
+
+def test_the_switching_benchmark_times_both_ways_and_a_warm_start(tmp_path: Path) -> None:
+    from tests.db_support import FILE_A, FILE_B, SHIPPED_SEEDS
+
+    for name, file in (("a", FILE_A), ("b", FILE_B)):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / file).write_bytes((SHIPPED_SEEDS / file).read_bytes())
+    out = subprocess.run([sys.executable, str(REPO / "bench" / "switching.py"),
+                          str(tmp_path / "a"), str(tmp_path / "b"), "--repeat", "1"],
+                         capture_output=True, text=True, timeout=300, check=True).stdout
+    lines = out.splitlines()
+    assert lines[0] == "medians of 1 runs, wall seconds of `papertray list --limit 20`"
+    assert lines[1].split() == ["this"]
+    rows = [line.rsplit(None, 1) for line in lines[2:]]
+    assert [row[0].strip() for row in rows] == [
+        "warm start (A after A)", "switch A -> B", "switch B -> A"]
+    assert all(float(row[1]) > 0 for row in rows)

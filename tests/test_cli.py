@@ -18,7 +18,7 @@ SYNC_KEYS = {"papers", "added", "removed", "changed", "reattached", "orphans", "
              "notices"}
 FILE_KEYS = {"path", "status", "entries", "reason"}
 STATS_KEYS = {"papers", "entries", "files", "collections", "status", "orphan_marks",
-              "orphan_annotations", "problems"}
+              "orphan_annotations", "problems", "library"}
 
 
 def _one_error_line(run, message: str) -> None:
@@ -154,7 +154,7 @@ def test_show_text_has_the_note_and_tags(run_cli):
         "tags:       agents games", "note:       compare with Cicero"]
 
 
-def test_mark_list_undo_and_stats(run_cli):
+def test_mark_list_undo_and_stats(run_cli, seeds_copy, data_dir):
     marked = run_cli("mark", "0412d482", "722b41c7", "--to-read", "--json")
     assert marked.exit_code == 0
     assert marked.json() == {"changed": [
@@ -174,7 +174,10 @@ def test_mark_list_undo_and_stats(run_cli):
     assert stats == {
         "papers": 35, "entries": 38, "files": 2, "collections": {"ICML 2025": 35},
         "status": {"new": 33, "to-read": 1, "read": 1, "dismissed": 0}, "orphan_marks": 0,
-        "orphan_annotations": 0, "problems": []}
+        "orphan_annotations": 0, "problems": [],
+        "library": {"seeds": [str(seeds_copy)], "from": "--seeds",
+                    "index": str(data_dir / "index.sqlite"),
+                    "marks": str(data_dir / "marks.sqlite")}}
     assert set(stats) == STATS_KEYS
 
     assert run_cli("undo", "--json").json() == {"changed": [
@@ -186,13 +189,14 @@ def test_mark_list_undo_and_stats(run_cli):
     assert run_cli("mark", "0412", "--new", "--json").json() == {"changed": []}
 
 
-def test_stats_text(run_cli, data_dir):
+def test_stats_text(run_cli, seeds_copy, data_dir):
     out = run_cli("stats")
     assert out.stdout.splitlines() == [
         "papers:       35 (38 entries in 2 files)",
         "status:       35 new, 0 to-read, 0 read, 0 dismissed",
         "collection:   ICML 2025 (35)",
         "orphan marks: 0",
+        f"library:      {seeds_copy} (--seeds)",
         f"index:        {data_dir / 'index.sqlite'}",
         f"marks:        {data_dir / 'marks.sqlite'}",
     ]
@@ -338,7 +342,9 @@ def test_unreadable_marks_file_is_one_line_and_left_unchanged(papertray, data_di
             " repair` to keep what can be read of it and set it aside, or move it away to start"
             " afresh."))
         assert (data_dir / "marks.sqlite").read_bytes() == garbage
-    assert sorted(p.name for p in data_dir.iterdir()) == ["marks.sqlite"]
+    # no index was made; beside the marks only the remembered library and the index registry
+    assert sorted(p.name for p in data_dir.iterdir()) == [
+        "libraries.json", "libraries.lock", "library.json", "marks.sqlite"]
 
 
 def test_no_query_is_an_error_for_the_console_script(papertray):
@@ -354,12 +360,14 @@ def test_no_query_is_an_error_for_the_console_script(papertray):
 def test_the_commands_are_the_issues():
     from tui.cli.main import cli
 
-    issue = ["keys", "list", "mark", "orphans", "search", "show", "stats", "sync", "undo"]
+    issue = ["keys", "library", "list", "mark", "orphans", "search", "show", "stats", "sync",
+             "undo"]
     assert set(issue) <= set(cli.commands)
     options = {name: sorted(p.name for p in cli.commands[name].params
                             if isinstance(p, click.Option)) for name in issue}
     assert options == {
         "keys": ["as_json"],
+        "library": ["as_json", "reset"],
         "list": ["as_json", "limit", "offset", "sort", "status"],
         "mark": ["as_json", "status", "status", "status", "status"],
         "orphans": ["as_json"],

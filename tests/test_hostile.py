@@ -51,11 +51,17 @@ def test_a_mistyped_seed_path_keeps_the_library(papertray, seeds_copy, tmp_path)
     typo = tmp_path / "seedz"
     out = papertray("list", "--json", seeds=typo)
     assert out.exit_code == 0
-    assert out.json()["total"] == 35  # nothing removed: every seed path given is missing
+    assert out.json()["total"] == 0  # another library (its own index): empty, and said so
     assert out.stderr.strip() == f"papertray: seed path {typo}: no such file or folder"
     stats = papertray("stats", "--json", seeds=typo).json()
     assert stats["problems"] == [{"file": str(typo), "reason": "no such file or folder"}]
-    assert stats["status"]["to-read"] == 1 and stats["orphan_marks"] == 0
+    assert stats["status"]["to-read"] == 0 and stats["orphan_marks"] == 1  # the mark is kept
+    # the library's own index is untouched, and the typo was not remembered
+    for kept in (papertray("sync", "--json").json(),
+                 papertray("--data-dir", str(tmp_path / "data"), "sync", "--json",
+                           global_options=False).json()):
+        assert (kept["papers"], kept["added"], kept["removed"]) == (35, 0, 0)
+    assert papertray("stats", "--json").json()["status"]["to-read"] == 1
 
 
 def test_empty_paths_are_refused(papertray):

@@ -227,7 +227,9 @@ def test_unreadable_marks_file_is_an_error_and_left_untouched(seeds_copy, data_d
     assert str(err.value).startswith(f"the marks file {data_dir / 'marks.sqlite'} cannot be read")
     assert "\n" not in str(err.value)
     assert (data_dir / "marks.sqlite").read_bytes() == garbage
-    assert sorted(p.name for p in data_dir.iterdir()) == ["marks.sqlite"]
+    # no index was made: beside the marks only the registry of the libraries' indexes
+    assert sorted(p.name for p in data_dir.iterdir()) == [
+        "libraries.json", "libraries.lock", "marks.sqlite"]
 
 
 def test_files_are_private(library):

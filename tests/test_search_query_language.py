@@ -33,7 +33,7 @@ def test_every_query_through_the_cli(run_cli, query):
     assert out.exit_code == 0, out.stderr
     assert "Traceback" not in out.stderr
     data = out.json()
-    assert set(data) == {"query", "effective_query", "notice", "total", "hidden", "hits"}
+    assert set(data) == {"query", "effective_query", "notice", "total", "sort", "hidden", "hits"}
     assert data["query"] == query
     assert data["total"] == len(data["hits"])
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from db.index import sync as sync_db
-from db.library import export, recovery, views
+from db.library import choice, export, recovery, views
 from db.library.connections import Connections
 from db.library.recovery import recovering
 from db.library.saved import SavedSearches
@@ -23,8 +23,8 @@ from db.marks import notes as notes_db
 from db.marks import refind, statuses
 from db.marks.backup import maybe_backup
 from db.models import SORTS, LibraryError, MarkChange, Paper, SearchResult, SyncReport
-from db.seeds.discover import default_seed_paths, discover
-from db.store.paths import DataPaths, writing
+from db.seeds.discover import discover
+from db.store.paths import writing
 
 if TYPE_CHECKING:  # imported by the commands that need them (a warm `stats` needs neither)
     from db.search.spelling import Vocabulary
@@ -55,9 +55,11 @@ class Library(SavedSearches, MarksTransfer):
     searches and query history kept with them: :class:`SavedSearches`; marks files to carry
     them to another machine: :class:`MarksTransfer`).
 
-    ``seeds`` are folders or files (default :func:`default_seed_paths`); ``data_dir`` holds both
-    database files (default: platformdirs, see :class:`db.store.paths.DataPaths`). Opening does not
-    sync; call :meth:`sync` (the CLI does at every command, the browser in the background).
+    ``seeds`` are folders or files (None: the library in force, :func:`choice.choose`, said by
+    :attr:`seeds_from`); ``data_dir`` holds the database files (default: platformdirs, see
+    :class:`db.store.paths.DataPaths`); the index is this library's own
+    (:func:`db.store.libraries.claim`), the marks file one for all. Opening does not sync;
+    call :meth:`sync` (the CLI does at every command, the browser in the background).
     Raises :class:`LibraryError` when the data folder or the marks file cannot be used.
     ``check_marks`` checks the marks file first and rebuilds it if it is damaged (the browser
     and ``papertray stats`` do; said in :attr:`notices`).
@@ -65,9 +67,9 @@ class Library(SavedSearches, MarksTransfer):
 
     def __init__(self, seeds: Sequence[str | os.PathLike[str]] | None = None,
                  data_dir: str | os.PathLike[str] | None = None, check_marks: bool = False):
-        self.seed_paths = [Path(p) for p in seeds] if seeds else default_seed_paths()
-        self.paths = DataPaths.resolve(data_dir)
-        self._db = Connections(self.paths)
+        chosen, self.paths, fresh = choice.open_paths(seeds, data_dir)
+        self.seed_paths, self.seeds_from = chosen.seeds, chosen.source
+        self._db = Connections(self.paths, quiet_missing=fresh)
         self._lock = threading.RLock()
         self._vocabulary: Vocabulary | None = None
         self.notices: list[str] = []

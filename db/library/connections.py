@@ -65,15 +65,17 @@ def _give_back(pool_ref: weakref.ReferenceType, pair: tuple, generation: int) ->
 
 
 class Connections:
-    """The pool of connection pairs of one library (:func:`open_pair` makes them)."""
+    """The pool of connection pairs of one library (:func:`open_pair` makes them);
+    ``quiet_missing``: the index is a new library's, so its first build is no news."""
 
-    def __init__(self, paths: DataPaths) -> None:
+    def __init__(self, paths: DataPaths, quiet_missing: bool = False) -> None:
         self.paths = paths
         self._local = threading.local()
         self._lock = threading.Lock()
         self._idle: list[tuple[sqlite3.Connection, sqlite3.Connection]] = []
         self._generation = 0  # bumped by close(): older leases are closed, not pooled
-        self._quiet_missing = False  # the next open follows a damaged index set aside
+        # the next open follows a damaged index set aside, or is a new library's first
+        self._quiet_missing = quiet_missing
         self._files: tuple = (None, None)  # (index, marks) as last connected to: identity()
         self._notices: list[str] = []
 

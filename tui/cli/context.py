@@ -23,6 +23,8 @@ class Context:
         self.seeds = list(seeds) or None
         self.data_dir = data_dir
         self.ascii_only = ascii_only
+        #: the line saying that ``--seeds`` changed the remembered library ("" when no news)
+        self.news = ""
         self._library: Library | None = None
 
     @property

@@ -22,6 +22,8 @@ from db.text import one_line
 from tui.cli.context import SORT_OPTION, STATUS_CHOICE, Context, pass_context
 from tui.cli.export import register as register_export
 from tui.cli.keys import register as register_keys
+from tui.cli.library import register as register_library
+from tui.cli.library import remember_given
 from tui.cli.marks import register as register_marks
 from tui.cli.output import emit_json, print_changes, print_result, width
 from tui.cli.reader import register as register_reader
@@ -41,8 +43,9 @@ def _non_empty(ctx: click.Context, param: click.Parameter, value):
 
 @click.group(invoke_without_command=True, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--seeds", "seeds", multiple=True, metavar="PATH", callback=_non_empty,
-              help="A seed folder or file (repeatable). Default: $PAPERTRAY_SEEDS or the shipped "
-                   "seeds.")
+              help="A seed folder or file (repeatable), remembered as the library of the "
+                   "commands that follow. Default: $PAPERTRAY_SEEDS, the remembered library "
+                   "(papertray library) or the shipped seeds.")
 @click.option("--data-dir", metavar="DIR", envvar="PAPERTRAY_DATA_DIR", callback=_non_empty,
               help="Keep index.sqlite and marks.sqlite in DIR. Default: $PAPERTRAY_DATA_DIR or "
                    "the platform's cache and data folders.")
@@ -58,6 +61,8 @@ def cli(ctx: click.Context, seeds: tuple[str, ...], data_dir: str | None,
     """
     write_privately()  # before any command (or the browser) writes a file
     ctx.obj = Context(seeds, data_dir, ascii_only)
+    if seeds:  # the seeds given once are the library until changed
+        ctx.obj.news = remember_given(seeds, data_dir)
     if ctx.invoked_subcommand is None:
         from tui.browser.app import run_app  # the only way in to the browser: Textual loads here
 
@@ -69,10 +74,13 @@ def cli(ctx: click.Context, seeds: tuple[str, ...], data_dir: str | None,
 @cli.result_callback()
 @pass_context
 def _after(obj: Context, *args: object, **kwargs: object) -> None:
-    """Say what the library did on its own while a command ran (e.g. rebuilt a damaged index)."""
+    """Say what the library did on its own while a command ran (e.g. rebuilt a damaged index),
+    and that ``--seeds`` changed the remembered library."""
     if obj.opened:
         for notice in obj.open_library(sync=False).notices:
             click.echo(f"papertray: {one_line(notice)}", err=True)
+    if obj.news:
+        click.echo(obj.news, err=True)
 
 
 @cli.command()
@@ -206,6 +214,9 @@ def stats(obj: Context, as_json: bool) -> None:
     """Counts of papers, entries, files, collections, statuses and problems."""
     library = obj.open_library(check_marks=True)
     data = library.stats()
+    data["library"] = {"seeds": [str(p) for p in library.seed_paths],
+                       "from": library.seeds_from, "index": str(library.paths.index),
+                       "marks": str(library.paths.marks)}
     if as_json:
         emit_json(data)
         return
@@ -226,6 +237,8 @@ def stats(obj: Context, as_json: bool) -> None:
         click.echo(f"orphan notes/tags: {data['orphan_annotations']}")
     for p in data["problems"]:
         click.echo(f"problem:      {one_line(p['file'])}: {one_line(p['reason'] or '')}")
+    click.echo(f"library:      {one_line(', '.join(data['library']['seeds']))} "
+               f"({library.seeds_from})")
     click.echo(f"index:        {library.paths.index}")
     click.echo(f"marks:        {library.paths.marks}")
 
@@ -264,6 +277,7 @@ register_saved(cli)
 register_export(cli)
 register_serve(cli)
 register_keys(cli)
+register_library(cli)
 
 
 _signalled = [signal.SIGINT]
