@@ -15,14 +15,17 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from db.index.rows import prepare_file
+from db.index.rows import join_prepared, prepare_file
 from db.models import FileReport
 from db.seeds.discover import discover
 from db.seeds.entry import Entry
 from db.text import clean
 
-#: Called as ``progress(done, total)`` with counts of seed files read so far. It may raise
-#: :class:`SyncCancelled` to stop the sync before anything is written.
+#: Called as ``progress(done, total)`` as each seed file, or part of a large one, is parsed:
+#: ``done`` papers parsed so far, of ``total`` in the files being parsed; ``total`` is exact once
+#: the last is parsed and until then estimated from the bytes parsed (papers per byte so far
+#: times the bytes of all). Never called when nothing is parsed. It may raise
+#: :class:`SyncCancelled` to stop the sync: nothing it would have written is kept.
 Progress = Callable[[int, int], None]
 
 
@@ -71,10 +74,10 @@ def plan_changes(conn: sqlite3.Connection, seed_paths: list[Path], force: bool =
     display = _display_names(files)
     reports = [FileReport(path, "error", 0, reason) for path, reason in found.problems]
     to_apply: list[Planned] = []
-    to_parse: list[tuple[int, int, Planned]] = []  # (files seen, report index, file)
+    to_parse: list[tuple[int, Planned]] = []  # (report index, file)
     jobs: list[tuple[Path, bytes]] = []  # (path, data) of each, for parse_files
     touched = False
-    for done, path in enumerate(files, start=1):
+    for path in files:
         key = str(path)
         old = known.get(key)
         try:
@@ -98,12 +101,13 @@ def plan_changes(conn: sqlite3.Connection, seed_paths: list[Path], force: bool =
             planned.status = "touched"
             reports.append(FileReport(old[7], _shown(old[4]), old[5], old[6] or ""))
             continue
-        to_parse.append((done, len(reports), planned))
+        to_parse.append((len(reports), planned))
         jobs.append((path, data))
         del data
         reports.append(FileReport(planned.display, "loaded"))  # its counts once it is parsed
-    with _parsed(jobs) as parsed:
-        for (done, at, planned), result in zip(to_parse, parsed, strict=True):
+    tally = _Tally(sum(len(data) for _, data in jobs), progress) if progress else None
+    with _parsed(jobs, tally) as parsed:
+        for (at, planned), result in zip(to_parse, parsed, strict=True):
             (planned.collection, planned.entries, planned.status, planned.reason,
              prepared) = result
             planned.prepared, planned.vocab = prepared or ([], Counter())
@@ -122,8 +126,6 @@ def plan_changes(conn: sqlite3.Connection, seed_paths: list[Path], force: bool =
                                      planned.reason)
             if on_parsed:
                 on_parsed(planned)
-            if progress:
-                progress(done, len(files))
     current = {str(f) for f in files}
     # a seed folder that is missing right now (an unmounted disk, a typo) does not remove what
     # the index has from it: its papers stay until the folder is back or no longer given
@@ -137,11 +139,29 @@ def plan_changes(conn: sqlite3.Connection, seed_paths: list[Path], force: bool =
     return to_apply, removed, reports, touched
 
 
+class _Tally:
+    """Papers and bytes parsed so far, told to a :data:`Progress` as papers of a total."""
+
+    def __init__(self, total_bytes: int, progress: Progress) -> None:
+        self.total_bytes, self.progress = total_bytes, progress
+        self.papers = self.bytes = 0
+
+    def __call__(self, papers: int, size: int) -> None:
+        self.papers += papers
+        self.bytes += size
+        if self.bytes >= self.total_bytes or not self.bytes:
+            total = self.papers
+        else:
+            total = max(self.papers, round(self.papers * self.total_bytes / self.bytes))
+        self.progress(self.papers, total)
+
+
 #: Said of a seed file that loaded before and cannot be read now (its papers are kept).
 KEPT_NOTE = "; its papers from the last good read are kept"
 
 
-def _parsed(jobs: list[tuple[Path, bytes]]) -> contextlib.AbstractContextManager:
+def _parsed(jobs: list[tuple[Path, bytes]], on_part: Callable[[int, int], None] | None
+            ) -> contextlib.AbstractContextManager:
     """:func:`db.seeds.parallel.parse_files` of ``jobs`` (with :func:`prepare_file`), closed
     on leaving; the parsers are imported only when there is a file to parse (a sync with
     nothing to do, and ``stats``, skip their ~25 ms of imports)."""
@@ -149,7 +169,7 @@ def _parsed(jobs: list[tuple[Path, bytes]]) -> contextlib.AbstractContextManager
         return contextlib.nullcontext(iter(()))
     from db.seeds.parallel import parse_files
 
-    return contextlib.closing(parse_files(jobs, prepare_file))
+    return contextlib.closing(parse_files(jobs, prepare_file, join_prepared, on_part))
 
 
 def _under(path: str, roots: list[Path]) -> bool:
