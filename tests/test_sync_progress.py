@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+import db.index.sync
 import db.seeds.chunks
 import db.seeds.parallel
 from db import Library
@@ -27,16 +28,19 @@ TABLES = {
 
 
 def _records(n: int) -> list[str]:
-    """``n`` JSON Lines: papers of two venues (NeurIPS the commoner), a record repeated in a
+    """``n`` JSON Lines: papers of two venues (ICLR first, NeurIPS the commoner in the whole
+    file), one in ten with none (the file's collection is theirs), a record repeated in a
     later part, a line that is not JSON and a record with neither title nor abstract."""
     lines = []
     for i in range(n):
-        venue = "ICLR" if i % 3 == 0 else "NeurIPS"
-        lines.append(json.dumps({
-            "title": f"Paper {i} on sparse graph kernels",
-            "abstract": f"We study problem {i} with a kernel of rank {i % 7} and learn "
-                        f"{'policies' if i % 2 else 'graphs'} from {i * 13 % 101} samples.",
-            "venue": venue, "year": 2024, "authors": [f"Author {i % 11}"]}))
+        record = {"title": f"Paper {i} on sparse graph kernels",
+                  "abstract": f"We study problem {i} with a kernel of rank {i % 7} and learn "
+                              f"{'policies' if i % 2 else 'graphs'} from {i * 13 % 101} "
+                              "samples.",
+                  "authors": [f"Author {i % 11}"]}
+        if i % 10:
+            record.update(venue="ICLR" if i < n * 2 // 5 else "NeurIPS", year=2024)
+        lines.append(json.dumps(record))
     lines[n // 2] = "{not json"
     lines[n // 2 + 3] = json.dumps({"venue": "ICLR"})
     lines.append(lines[5])  # the same paper again, in the last part
@@ -51,9 +55,13 @@ def _rows(data: Path) -> dict[str, list[tuple]]:
         conn.close()
 
 
-def _build(seeds: Path, data: Path, parts: bool, monkeypatch) -> dict[str, list[tuple]]:
+def _build(seeds: Path, data: Path, parts: bool, monkeypatch,
+           stream: bool = True) -> dict[str, list[tuple]]:
     """The index of a first build with worker processes, the seed file cut into ~20 parts
-    when ``parts``, else parsed whole (one task)."""
+    when ``parts``, else parsed whole (one task); each part written as it is parsed with
+    ``stream`` (a large first build), else the parts joined first (a small one); a forced
+    rebuild (streamed) then gives the same index."""
+    monkeypatch.setattr(db.index.sync, "STREAM_MIN_BYTES", 0 if stream else 1 << 40)
     monkeypatch.setattr(db.seeds.parallel, "PARALLEL_MIN_BYTES", 0)
     monkeypatch.setattr(db.seeds.parallel, "workers", lambda: 2)
     size = sum(f.stat().st_size for f in seeds.iterdir())
@@ -66,28 +74,37 @@ def _build(seeds: Path, data: Path, parts: bool, monkeypatch) -> dict[str, list[
         assert lib.fts_ok()
     assert report.added > 0
     assert all(n >= 19 for n in joined) and len(joined) == (1 if parts else 0)
-    return _rows(data)
+    built = _rows(data)
+    monkeypatch.setattr(db.index.sync, "STREAM_MIN_BYTES", 0)
+    with Library([seeds], data) as lib:
+        assert lib.sync(force=True).changed == 0
+        assert lib.fts_ok()
+    assert _rows(data) == built
+    return built
 
 
+@pytest.mark.parametrize("stream", [True, False], ids=["streamed", "joined"])
 @pytest.mark.parametrize("name", ["papers.jsonl", "papers.jsonl.gz"])
 def test_a_json_lines_file_parsed_in_parts_gives_the_index_of_the_whole(
-        tmp_path: Path, monkeypatch, name: str) -> None:
+        tmp_path: Path, monkeypatch, name: str, stream: bool) -> None:
     seeds = tmp_path / "seeds"
     seeds.mkdir()
     text = ("\n".join(_records(600)) + "\n").encode()
     (seeds / name).write_bytes(gzip.compress(text) if name.endswith(".gz") else text)
-    whole = _build(seeds, tmp_path / "whole", False, monkeypatch)
-    parted = _build(seeds, tmp_path / "parts", True, monkeypatch)
+    whole = _build(seeds, tmp_path / "whole", False, monkeypatch, stream)
+    parted = _build(seeds, tmp_path / "parts", True, monkeypatch, stream)
     assert parted == whole
     [(_, status, entries, reason, collection)] = whole["files"]
     assert (status, entries, collection) == ("loaded", 599, "NeurIPS 2024")
     assert reason == ("1 line(s) with invalid JSON left out: 301; "
                       "1 line(s) with no title or abstract left out: 304")
     assert [r[1] for r in whole["sources"]] == list(range(1, 600))  # (one paper twice)
+    assert {r[8] for r in whole["papers"] if r[6] is None} == {"NeurIPS 2024"}
 
 
+@pytest.mark.parametrize("stream", [True, False], ids=["streamed", "joined"])
 def test_a_text_file_parsed_in_parts_gives_the_index_of_the_whole(
-        tmp_path: Path, monkeypatch) -> None:
+        tmp_path: Path, monkeypatch, stream: bool) -> None:
     seeds = tmp_path / "seeds"
     seeds.mkdir()
     shipped = copy_seeds(tmp_path / "shipped")
@@ -95,8 +112,8 @@ def test_a_text_file_parsed_in_parts_gives_the_index_of_the_whole(
                   for p in f.read_text(encoding="utf-8").split("\n\n")[1:] if p.strip()]
     (seeds / "icml.txt").write_text("ICML 2025 Papers\r\n\r\n" + "\r\n \r\n".join(
         paragraphs * 4) + "\r\n", encoding="utf-8")
-    whole = _build(seeds, tmp_path / "whole", False, monkeypatch)
-    parted = _build(seeds, tmp_path / "parts", True, monkeypatch)
+    whole = _build(seeds, tmp_path / "whole", False, monkeypatch, stream)
+    parted = _build(seeds, tmp_path / "parts", True, monkeypatch, stream)
     assert parted == whole
     assert whole["files"][0][1:] == ("loaded", len(paragraphs) * 4, None, "ICML 2025")
 

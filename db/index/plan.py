@@ -58,13 +58,16 @@ def _display_names(files: list[Path]) -> dict[Path, str]:
 
 def plan_changes(conn: sqlite3.Connection, seed_paths: list[Path], force: bool = False,
                  progress: Progress | None = None,
-                 on_parsed: Callable[[Planned], None] | None = None
+                 on_parsed: Callable[[Planned], None] | None = None,
+                 on_part: PartParsed | None = None
                  ) -> tuple[list[Planned], list[str], list[FileReport], bool]:
     """Compare the seed files with the index. Reads only files whose stat changed.
 
     Returns ``(to_apply, removed_paths, reports, touched)``: files to (re)load, files gone, a
     report for every file, and whether some fingerprints only need their stat refreshed.
-    ``on_parsed(planned)`` is called with each file as soon as it is parsed, in seed order.
+    ``on_parsed(planned)`` is called with each file as soon as it is parsed, in seed order;
+    with ``on_part``, a large file parsed in parts gives each part to it first (then its
+    ``Planned`` has the whole file's entries and no ``prepared``).
     """
     found = discover(seed_paths)
     files = found.files
@@ -105,8 +108,8 @@ def plan_changes(conn: sqlite3.Connection, seed_paths: list[Path], force: bool =
         jobs.append((path, data))
         del data
         reports.append(FileReport(planned.display, "loaded"))  # its counts once it is parsed
-    tally = _Tally(sum(len(data) for _, data in jobs), progress) if progress else None
-    with _parsed(jobs, tally) as parsed:
+    tally = _Tally(sum(len(data) for _, data in jobs), progress, on_part)
+    with _parsed(jobs, tally, on_part is not None) as parsed:
         for (at, planned), result in zip(to_parse, parsed, strict=True):
             (planned.collection, planned.entries, planned.status, planned.reason,
              prepared) = result
@@ -139,15 +142,28 @@ def plan_changes(conn: sqlite3.Connection, seed_paths: list[Path], force: bool =
     return to_apply, removed, reports, touched
 
 
-class _Tally:
-    """Papers and bytes parsed so far, told to a :data:`Progress` as papers of a total."""
+#: Called as ``on_part(path, collection, entries, prepared)`` with each part of a large seed
+#: file as it is parsed (:meth:`db.index.write.Writer.add_part`).
+PartParsed = Callable[[Path, str, list[Entry], tuple], None]
 
-    def __init__(self, total_bytes: int, progress: Progress) -> None:
-        self.total_bytes, self.progress = total_bytes, progress
+
+class _Tally:
+    """Each file or part parsed (:data:`db.seeds.parallel.OnPart`): its papers and bytes
+    added up and told to a :data:`Progress` as papers of a total; a part of a file given to
+    ``on_part``."""
+
+    def __init__(self, total_bytes: int, progress: Progress | None,
+                 on_part: PartParsed | None) -> None:
+        self.total_bytes, self.progress, self.on_part = total_bytes, progress, on_part
         self.papers = self.bytes = 0
 
-    def __call__(self, papers: int, size: int) -> None:
-        self.papers += papers
+    def __call__(self, path: Path, size: int, parsed: tuple, whole: bool) -> None:
+        collection, entries, status, _reason, prepared = parsed
+        if self.on_part and not whole and status == "loaded":
+            self.on_part(path, collection, entries, prepared)
+        if not self.progress:
+            return
+        self.papers += len(entries)
         self.bytes += size
         if self.bytes >= self.total_bytes or not self.bytes:
             total = self.papers
@@ -156,11 +172,16 @@ class _Tally:
         self.progress(self.papers, total)
 
 
+def _unjoined(parts: list) -> tuple[list, Counter[str]]:
+    """No ``prepared`` for a file whose parts were written one by one (``on_part``)."""
+    return [], Counter()
+
+
 #: Said of a seed file that loaded before and cannot be read now (its papers are kept).
 KEPT_NOTE = "; its papers from the last good read are kept"
 
 
-def _parsed(jobs: list[tuple[Path, bytes]], on_part: Callable[[int, int], None] | None
+def _parsed(jobs: list[tuple[Path, bytes]], tally: _Tally, parts_written: bool
             ) -> contextlib.AbstractContextManager:
     """:func:`db.seeds.parallel.parse_files` of ``jobs`` (with :func:`prepare_file`), closed
     on leaving; the parsers are imported only when there is a file to parse (a sync with
@@ -169,7 +190,8 @@ def _parsed(jobs: list[tuple[Path, bytes]], on_part: Callable[[int, int], None] 
         return contextlib.nullcontext(iter(()))
     from db.seeds.parallel import parse_files
 
-    return contextlib.closing(parse_files(jobs, prepare_file, join_prepared, on_part))
+    join = _unjoined if parts_written else join_prepared
+    return contextlib.closing(parse_files(jobs, prepare_file, join, tally))
 
 
 def _under(path: str, roots: list[Path]) -> bool:

@@ -77,8 +77,9 @@ def split(path: Path, data: bytes) -> Parts | None:
 def join(parts: Parts, results: list[tuple[str, list[Entry], str, str]]
          ) -> tuple[str, list[Entry], str, str]:
     """The ``(collection, entries, status, reason)`` of the whole file from those of its parts
-    (in order): the entries of every part that loaded, positions counted on; the reasons of
-    all, after the file's note. A file none of whose parts loaded has the first part's status.
+    (in order, their positions counted on already: :func:`count_on`): the entries of every
+    part that loaded; the reasons of all, after the file's note. A file none of whose parts
+    loaded has the first part's status.
     """
     loaded = [r for r in results if r[2] == "loaded"]
     reasons = [parts.note] if parts.note else []
@@ -87,10 +88,6 @@ def join(parts: Parts, results: list[tuple[str, list[Entry], str, str]]
         return "", [], results[0][2], "; ".join(reasons)
     entries: list[Entry] = []
     for _collection, part, _status, _reason in loaded:
-        offset = len(entries)
-        if offset:
-            for e in part:
-                _set(e, "position", e.position + offset)
         entries += part
     if parts.kind == "text":
         collection = loaded[0][0]
@@ -100,6 +97,13 @@ def join(parts: Parts, results: list[tuple[str, list[Entry], str, str]]
             if e.collection != collection:
                 _set(e, "collection", collection)
     return collection, entries, "loaded", "; ".join(reasons)
+
+
+def count_on(entries: list[Entry], offset: int) -> None:
+    """Number the entries of a part on from ``offset``, the entries of the parts before it."""
+    if offset:
+        for e in entries:
+            _set(e, "position", e.position + offset)
 
 
 def _set(entry: Entry, field: str, value: object) -> None:

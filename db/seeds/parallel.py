@@ -61,9 +61,11 @@ def workers() -> int:
         return os.cpu_count() or 1
 
 
-#: Called as ``on_part(papers, size)`` as each file (or part of one) is parsed, in seed order:
-#: the entries it gave and how many of the seed files' bytes it stands for.
-OnPart = Callable[[int, int], None]
+#: Called as ``on_part(path, size, parsed, whole)`` as each seed file, or part of a large one,
+#: is parsed, in seed order: the file's path, how many of its bytes the part stands for, the
+#: part's :data:`Parsed` (positions counted from the file's start; ``prepared`` that of the
+#: part) and whether it is the whole file (then the same result is yielded next).
+OnPart = Callable[[Path, int, Parsed, bool], None]
 
 
 def parse_files(files: list[tuple[Path, bytes]], prepare: Callable[[list[Entry]], object],
@@ -86,7 +88,7 @@ def parse_files(files: list[tuple[Path, bytes]], prepare: Callable[[list[Entry]]
             files[i] = (path, b"")
             result = parse_one(path, data, prepare)
             if on_part:
-                on_part(len(result[1]), len(data))
+                on_part(path, len(data), result, True)
             del data
             yield result
         return
@@ -117,9 +119,9 @@ def _parse_in_pool(files: list[tuple[Path, bytes]], prepare: Callable[[list[Entr
             if parts is None:
                 result = _result(futures[0], path, data, prepare)
                 if on_part:
-                    on_part(len(result[1]), len(data))
+                    on_part(path, len(data), result, True)
             else:
-                result = _joined(parts, futures, prepare, join, on_part)
+                result = _joined(path, parts, futures, prepare, join, on_part)
             del data
             yield result
     finally:
@@ -136,16 +138,18 @@ def _result(future: Future, path: Path, data: bytes, prepare: Callable) -> Parse
         return parse_one(path, data, prepare)
 
 
-def _joined(parts: Parts, futures: list[Future], prepare: Callable, join: Callable,
+def _joined(path: Path, parts: Parts, futures: list[Future], prepare: Callable, join: Callable,
             on_part: OnPart | None) -> Parsed:
-    """One file's result from those of its parts (:func:`db.seeds.chunks.join`)."""
-    results = []
+    """File ``path``'s result from those of its parts (:func:`db.seeds.chunks.join`)."""
+    results, entries = [], 0
     for at, future in enumerate(futures):
         result = _result(future, parts.name, parts.parts[at], prepare)
         parts.parts[at] = b""
         results.append(result)
+        chunks.count_on(result[1], entries)
+        entries += len(result[1])
         if on_part:
-            on_part(len(result[1]), parts.shares[at])
+            on_part(path, parts.shares[at], result, False)
     collection, entries, status, reason = chunks.join(parts, [r[:4] for r in results])
     if status != "loaded":
         return collection, entries, status, reason, None
