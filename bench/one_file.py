@@ -6,8 +6,11 @@
 It writes the corpus's first ``--papers`` records three ways: as one ``.jsonl.gz`` file, as
 ``--files`` ``.jsonl.gz`` files (the same records, dealt in turn), and as ``--files`` text seed
 files (``bench/corpus.py``); then times ``papertray sync`` into an empty data folder for each
-(whole processes, wall seconds, median of ``--repeat`` runs) and prints one table with the ratio
-of one file to many. docs/benchmark.md has the figures.
+(whole processes, wall seconds, median of ``--repeat`` runs, the layouts taken in turn so that
+each sees the same machine load) and prints one table with the ratio
+of one file to many. With ``--browser`` it times the browser too: started on the empty data
+folder in a pty (``bench/browser.py``), until the built index's first page of hits is shown.
+docs/benchmark.md has the figures.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import argparse
 import gzip
 import json
 import shutil
+import statistics
 import sys
 import tempfile
 from pathlib import Path
@@ -24,8 +28,11 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
 
+import browser  # noqa: E402
 import corpus  # noqa: E402
 from run import PAPERTRAY, timed  # noqa: E402
+
+BROWSER = [sys.executable, str(HERE / "browser.py"), "--child", "ours", "page"]
 
 
 def records(path: Path | None, papers: int) -> list[dict]:
@@ -56,8 +63,12 @@ def write_jsonl(path: Path, recs: list[dict]) -> None:
 
 
 def write_layouts(work: Path, recs: list[dict], files: int) -> dict[str, Path]:
-    """The three seed folders: ``{label: folder}``."""
+    """The three seed folders: ``{label: folder}`` (kept as they are when ``work`` has them:
+    ``--keep`` of an earlier run)."""
     one, many, text = work / "one", work / "many", work / "text"
+    layouts = {"one .jsonl.gz": one, f"{files} .jsonl.gz": many, f"{files} .txt": text}
+    if all(d.is_dir() for d in layouts.values()):
+        return layouts
     for d in (one, many, text):
         d.mkdir(parents=True)
     write_jsonl(one / "papers.jsonl.gz", recs)
@@ -66,7 +77,19 @@ def write_layouts(work: Path, recs: list[dict], files: int) -> dict[str, Path]:
     pairs = ((f"{r.get('venue') or 'Misc'} {r.get('year') or ''}".strip(),
               " ".join(str(r.get("abstract") or "").split())) for r in recs)
     corpus.write_seeds(text, pairs, files)
-    return {"one .jsonl.gz": one, f"{files} .jsonl.gz": many, f"{files} .txt": text}
+    return layouts
+
+
+def print_table(figures: dict[str, list[float]], base: str, papers: int, repeat: int) -> None:
+    """One row per layout: ``sync`` (and the browser's) seconds, and the ratio to ``base``."""
+    print(f"## first build of {papers} abstracts (median of {repeat})\n")
+    heads = ["sync (s)", "÷ base", "browser (s)", "÷ base"][:2 * len(figures[base])]
+    print(f"| seed files | {' | '.join(heads)} |")
+    print("|---|" + "---:|" * len(heads))
+    for label, seconds in figures.items():
+        cells = [f"{s:.2f} | {s / b:.2f}" for s, b in zip(seconds, figures[base], strict=True)]
+        print(f"| {label} | {' | '.join(cells)} |")
+    print(f"\n(÷ base: the ratio to {base})")
 
 
 def main() -> None:
@@ -76,6 +99,7 @@ def main() -> None:
     ap.add_argument("--files", type=int, default=50)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--keep", type=Path, help="write the seed folders here and keep them")
+    ap.add_argument("--browser", action="store_true", help="time the browser's first build too")
     a = ap.parse_args()
     work = a.keep or Path(tempfile.mkdtemp(prefix="papertray-bench-"))
     try:
@@ -86,15 +110,19 @@ def main() -> None:
         def fresh() -> None:
             shutil.rmtree(data, ignore_errors=True)
 
-        figures = {label: timed([*PAPERTRAY, "--seeds", str(folder), "--data-dir", str(data),
-                                 "sync"], a.repeat, before=fresh)[0]
-                   for label, folder in layouts.items()}
-        base = figures[f"{a.files} .jsonl.gz"]
-        print(f"## first build of {len(recs)} abstracts (median of {a.repeat})\n")
-        print("| seed files | sync (s) | ÷ many .jsonl.gz |")
-        print("|---|---:|---:|")
-        for label, seconds in figures.items():
-            print(f"| {label} | {seconds:.2f} | {seconds / base:.2f} |")
+        runs: dict[str, list[list[float]]] = {label: [[], []] for label in layouts}
+        log = work / "shown.jsonl"
+        for _ in range(a.repeat):  # interleaved: every layout sees the same machine load
+            for label, folder in layouts.items():
+                runs[label][0].append(timed([*PAPERTRAY, "--seeds", str(folder), "--data-dir",
+                                             str(data), "sync"], 1, before=fresh)[0])
+                if a.browser:
+                    fresh()
+                    runs[label][1].append(browser.session(
+                        [*BROWSER, str(log), str(folder), str(data)], log)[0])
+        figures = {label: [statistics.median(walls) for walls in both if walls]
+                   for label, both in runs.items()}
+        print_table(figures, f"{a.files} .jsonl.gz", len(recs), a.repeat)
     finally:
         if a.keep is None:
             shutil.rmtree(work, ignore_errors=True)
