@@ -56,22 +56,21 @@ def split(path: Path, data: bytes) -> Parts | None:
     if len(expanded) <= PART_BYTES or _utf16(expanded):
         return None
     if name.endswith((".jsonl", ".ndjson")):
-        parts = list(_jsonl_parts(expanded))
+        cut = list(_jsonl_parts(expanded))
         kind = "jsonl"
     elif name.endswith(".txt"):
         header = _header_line(expanded)
         if header is None:
             return None
-        parts = list(_text_parts(expanded, header))
+        cut = list(_text_parts(expanded, header))
         kind = "text"
     else:
         return None
-    if len(parts) < 2:
+    if len(cut) < 2:
         return None
-    sizes = [len(p) for p in parts]
-    shares = [len(data) * s // len(expanded) for s in sizes]
+    shares = [len(data) * size // len(expanded) for size, _ in cut]  # (of the file's bytes)
     shares[-1] += len(data) - sum(shares)
-    return Parts(path, kind, parts, shares, note)
+    return Parts(path, kind, [part for _, part in cut], shares, note)
 
 
 def join(parts: Parts, results: list[tuple[str, list[Entry], str, str]]
@@ -116,25 +115,27 @@ def _utf16(data: bytes) -> bool:
     return data[:2] in (b"\xff\xfe", b"\xfe\xff") or b"\x00" in data[:65536]
 
 
-def _jsonl_parts(data: bytes) -> Iterator[bytes]:
-    """Parts ending at a line end; each but the first starts with as many empty lines as came
-    before it, so that a skipped line is named by its number in the file."""
+def _jsonl_parts(data: bytes) -> Iterator[tuple[int, bytes]]:
+    """``(bytes of data, part)``: parts ending at a line end; each but the first starts with as
+    many empty lines as came before it, so that a skipped line is named by its number in the
+    file."""
     start, lines = 0, 0
     while start < len(data):
         end = data.find(b"\n", start + PART_BYTES)
         end = len(data) if end < 0 else end + 1
-        yield b"\n" * lines + data[start:end]
+        yield end - start, b"\n" * lines + data[start:end]
         lines += data.count(b"\n", start, end)
         start = end
 
 
-def _text_parts(data: bytes, header: bytes) -> Iterator[bytes]:
-    """Parts ending at a blank line; each but the first starts with the file's header line."""
+def _text_parts(data: bytes, header: bytes) -> Iterator[tuple[int, bytes]]:
+    """``(bytes of data, part)``: parts ending at a blank line; each but the first starts with
+    the file's header line."""
     start = 0
     while start < len(data):
         m = _BLANK_LINE_RE.search(data, start + PART_BYTES)
         end = m.end() if m else len(data)
-        yield (header + b"\n\n" if start else b"") + data[start:end]
+        yield end - start, (header + b"\n\n" if start else b"") + data[start:end]
         start = end
 
 

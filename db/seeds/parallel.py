@@ -141,13 +141,13 @@ def _result(future: Future, path: Path, data: bytes, prepare: Callable) -> Parse
 def _joined(path: Path, parts: Parts, futures: list[Future], prepare: Callable, join: Callable,
             on_part: OnPart | None) -> Parsed:
     """File ``path``'s result from those of its parts (:func:`db.seeds.chunks.join`)."""
-    results, entries = [], 0
+    results, before = [], 0  # (entries of the parts before this one)
     for at, future in enumerate(futures):
         result = _result(future, parts.name, parts.parts[at], prepare)
         parts.parts[at] = b""
         results.append(result)
-        chunks.count_on(result[1], entries)
-        entries += len(result[1])
+        chunks.count_on(result[1], before)
+        before += len(result[1])
         if on_part:
             on_part(path, parts.shares[at], result, False)
     collection, entries, status, reason = chunks.join(parts, [r[:4] for r in results])
