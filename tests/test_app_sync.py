@@ -3,8 +3,14 @@
 from __future__ import annotations
 
 import os
+import re
+import threading
 from pathlib import Path
 
+from rich.text import Text
+from textual.widgets import ProgressBar, Static
+
+from db import Library
 from tests.tui_support import (
     ODD_SEEDS,
     _panel_text,
@@ -15,6 +21,7 @@ from tests.tui_support import (
     shipped_copy,
     wait_for,
 )
+from tui.browser.widgets import SyncProgress
 
 
 async def test_seed_changes_are_picked_up_while_running(tmp_path: Path) -> None:
@@ -75,6 +82,48 @@ async def test_the_browser_builds_a_library_large_enough_for_parse_workers(
         if fresh._fd is not None:  # the tracker this test started ends with its pipe
             os.close(fresh._fd)
             os.waitpid(fresh._pid, 0)
+
+
+async def test_the_build_line_shows_papers_of_the_total_rate_and_time_left(
+        tmp_path: Path, monkeypatch) -> None:
+    """The "building the index" line moves with the papers parsed: after the first of the two
+    shipped seed files, 19 of ~38 papers with a rate and the time left, its bar half full;
+    then 38 of 38 and "writing the index"; gone once the build is done."""
+    counted, go_on, real_sync = threading.Event(), threading.Event(), Library.sync
+
+    def sync(self, force=False, progress=None, verify=False):
+        def held(done: int, total: int) -> None:
+            progress(done, total)
+            counted.set()
+            go_on.wait(60)  # (the test looks at the line)
+            go_on.clear()
+
+        return real_sync(self, force, held if progress else None, verify)
+
+    monkeypatch.setattr(Library, "sync", sync)
+    seeds, data = shipped_copy(tmp_path), tmp_path / "data"
+    app = app_on(seeds, data)
+    async with app.run_test(size=(100, 30)) as pilot:
+        line = app.main_screen.query_one(SyncProgress)
+
+        def shown() -> str:
+            texts = [line.query_one(f"#{name}", Static).content for name in ("sync-label",
+                                                                            "sync-count")]
+            return " ".join(t.plain if isinstance(t, Text) else str(t) for t in texts)
+
+        await wait_for(pilot, lambda: counted.is_set() and "papers" in shown(), "a count")
+        assert re.fullmatch(r"building the index 19 of 38 papers · [\d,]+/s · \d+ s left",
+                            shown()), shown()
+        bar = line.query_one(ProgressBar)
+        assert (bar.progress, bar.total) == (19, 38)
+        counted.clear()
+        go_on.set()
+        await wait_for(pilot, lambda: "38 of 38" in shown(), "the last count", state=shown)
+        assert re.fullmatch(r"writing the index 38 of 38 papers · [\d,]+/s", shown()), shown()
+        go_on.set()
+        await settle(pilot)
+        assert not line.shown
+        assert app.header.counts["all"] == 35
 
 
 async def test_a_broken_seed_file_is_reported_at_start(tmp_path: Path) -> None:

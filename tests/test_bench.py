@@ -115,3 +115,15 @@ def test_the_switching_benchmark_times_both_ways_and_a_warm_start(tmp_path: Path
     assert [row[0].strip() for row in rows] == [
         "warm start (A after A)", "switch A -> B", "switch B -> A"]
     assert all(float(row[1]) > 0 for row in rows)
+
+
+def test_the_one_file_benchmark_times_each_layout(tmp_path: Path) -> None:
+    out = subprocess.run([sys.executable, str(REPO / "bench" / "one_file.py"), "--papers", "300",
+                          "--repeat", "1", "--browser", "--keep", str(tmp_path / "work")],
+                         capture_output=True, text=True, timeout=300, check=True).stdout
+    rows = [[cell.strip() for cell in line.split("|")[1:-1]] for line in out.splitlines()
+            if line.startswith("| ") and "seed files" not in line]
+    assert [row[0] for row in rows] == ["one .jsonl.gz", "50 .jsonl.gz", "50 .txt"]
+    assert "## first build of 300 abstracts (median of 1)" in out
+    assert all(float(cell) > 0 for row in rows for cell in row[1:])  # every figure measured
+    assert rows[2][2] == rows[2][4] == "1.00"  # (the base of the ratios)

@@ -15,14 +15,17 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from db.index.rows import prepare_file
+from db.index.rows import join_prepared, prepare_file
 from db.models import FileReport
 from db.seeds.discover import discover
 from db.seeds.entry import Entry
 from db.text import clean
 
-#: Called as ``progress(done, total)`` with counts of seed files read so far. It may raise
-#: :class:`SyncCancelled` to stop the sync before anything is written.
+#: Called as ``progress(done, total)`` as each seed file, or part of a large one, is parsed:
+#: ``done`` papers parsed so far, of ``total`` in the files being parsed; ``total`` is exact once
+#: the last is parsed and until then estimated from the bytes parsed (papers per byte so far
+#: times the bytes of all). Never called when nothing is parsed. It may raise
+#: :class:`SyncCancelled` to stop the sync: nothing it would have written is kept.
 Progress = Callable[[int, int], None]
 
 
@@ -55,13 +58,16 @@ def _display_names(files: list[Path]) -> dict[Path, str]:
 
 def plan_changes(conn: sqlite3.Connection, seed_paths: list[Path], force: bool = False,
                  progress: Progress | None = None,
-                 on_parsed: Callable[[Planned], None] | None = None
+                 on_parsed: Callable[[Planned], None] | None = None,
+                 on_part: PartParsed | None = None
                  ) -> tuple[list[Planned], list[str], list[FileReport], bool]:
     """Compare the seed files with the index. Reads only files whose stat changed.
 
     Returns ``(to_apply, removed_paths, reports, touched)``: files to (re)load, files gone, a
     report for every file, and whether some fingerprints only need their stat refreshed.
-    ``on_parsed(planned)`` is called with each file as soon as it is parsed, in seed order.
+    ``on_parsed(planned)`` is called with each file as soon as it is parsed, in seed order;
+    with ``on_part``, a large file parsed in parts gives each part to it first (then its
+    ``Planned`` has the whole file's entries and no ``prepared``).
     """
     found = discover(seed_paths)
     files = found.files
@@ -71,10 +77,10 @@ def plan_changes(conn: sqlite3.Connection, seed_paths: list[Path], force: bool =
     display = _display_names(files)
     reports = [FileReport(path, "error", 0, reason) for path, reason in found.problems]
     to_apply: list[Planned] = []
-    to_parse: list[tuple[int, int, Planned]] = []  # (files seen, report index, file)
+    to_parse: list[tuple[int, Planned]] = []  # (report index, file)
     jobs: list[tuple[Path, bytes]] = []  # (path, data) of each, for parse_files
     touched = False
-    for done, path in enumerate(files, start=1):
+    for path in files:
         key = str(path)
         old = known.get(key)
         try:
@@ -98,12 +104,13 @@ def plan_changes(conn: sqlite3.Connection, seed_paths: list[Path], force: bool =
             planned.status = "touched"
             reports.append(FileReport(old[7], _shown(old[4]), old[5], old[6] or ""))
             continue
-        to_parse.append((done, len(reports), planned))
+        to_parse.append((len(reports), planned))
         jobs.append((path, data))
         del data
         reports.append(FileReport(planned.display, "loaded"))  # its counts once it is parsed
-    with _parsed(jobs) as parsed:
-        for (done, at, planned), result in zip(to_parse, parsed, strict=True):
+    tally = _Tally(sum(len(data) for _, data in jobs), progress, on_part)
+    with _parsed(jobs, tally, on_part is not None) as parsed:
+        for (at, planned), result in zip(to_parse, parsed, strict=True):
             (planned.collection, planned.entries, planned.status, planned.reason,
              prepared) = result
             planned.prepared, planned.vocab = prepared or ([], Counter())
@@ -122,8 +129,6 @@ def plan_changes(conn: sqlite3.Connection, seed_paths: list[Path], force: bool =
                                      planned.reason)
             if on_parsed:
                 on_parsed(planned)
-            if progress:
-                progress(done, len(files))
     current = {str(f) for f in files}
     # a seed folder that is missing right now (an unmounted disk, a typo) does not remove what
     # the index has from it: its papers stay until the folder is back or no longer given
@@ -137,11 +142,47 @@ def plan_changes(conn: sqlite3.Connection, seed_paths: list[Path], force: bool =
     return to_apply, removed, reports, touched
 
 
+#: Called as ``on_part(path, collection, entries, prepared)`` with each part of a large seed
+#: file as it is parsed (:meth:`db.index.write.Writer.add_part`).
+PartParsed = Callable[[Path, str, list[Entry], tuple], None]
+
+
+class _Tally:
+    """Each file or part parsed (:data:`db.seeds.parallel.OnPart`): its papers and bytes
+    added up and told to a :data:`Progress` as papers of a total; a part of a file given to
+    ``on_part``."""
+
+    def __init__(self, total_bytes: int, progress: Progress | None,
+                 on_part: PartParsed | None) -> None:
+        self.total_bytes, self.progress, self.on_part = total_bytes, progress, on_part
+        self.papers = self.bytes = 0
+
+    def __call__(self, path: Path, size: int, parsed: tuple, whole: bool) -> None:
+        collection, entries, status, _reason, prepared = parsed
+        if self.on_part and not whole and status == "loaded":
+            self.on_part(path, collection, entries, prepared)
+        if not self.progress:
+            return
+        self.papers += len(entries)
+        self.bytes += size
+        if self.bytes >= self.total_bytes or not self.bytes:
+            total = self.papers
+        else:
+            total = max(self.papers, round(self.papers * self.total_bytes / self.bytes))
+        self.progress(self.papers, total)
+
+
+def _unjoined(parts: list) -> tuple[list, Counter[str]]:
+    """No ``prepared`` for a file whose parts were written one by one (``on_part``)."""
+    return [], Counter()
+
+
 #: Said of a seed file that loaded before and cannot be read now (its papers are kept).
 KEPT_NOTE = "; its papers from the last good read are kept"
 
 
-def _parsed(jobs: list[tuple[Path, bytes]]) -> contextlib.AbstractContextManager:
+def _parsed(jobs: list[tuple[Path, bytes]], tally: _Tally, parts_written: bool
+            ) -> contextlib.AbstractContextManager:
     """:func:`db.seeds.parallel.parse_files` of ``jobs`` (with :func:`prepare_file`), closed
     on leaving; the parsers are imported only when there is a file to parse (a sync with
     nothing to do, and ``stats``, skip their ~25 ms of imports)."""
@@ -149,7 +190,8 @@ def _parsed(jobs: list[tuple[Path, bytes]]) -> contextlib.AbstractContextManager
         return contextlib.nullcontext(iter(()))
     from db.seeds.parallel import parse_files
 
-    return contextlib.closing(parse_files(jobs, prepare_file))
+    join = _unjoined if parts_written else join_prepared
+    return contextlib.closing(parse_files(jobs, prepare_file, join, tally))
 
 
 def _under(path: str, roots: list[Path]) -> bool:

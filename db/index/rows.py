@@ -73,6 +73,26 @@ def prepare_file(entries: list[Entry]) -> tuple[list[tuple], Counter[str]]:
     return rows, vocab
 
 
+def join_prepared(parts: list[tuple[list[Entry], tuple[list[tuple], Counter[str]]]]
+                  ) -> tuple[list[tuple], Counter[str]]:
+    """:func:`prepare_file` of a whole file from that of its parts (``(entries, prepared)``
+    each, in order; db.seeds.chunks): the rows one after the other, the vocabularies summed,
+    and a paper found in two parts counted once, as :func:`prepare_file` counts it."""
+    rows: list[tuple] = []
+    vocab: Counter[str] = Counter()
+    seen: set[str] = set()
+    for entries, (part_rows, part_vocab) in parts:
+        vocab.update(part_vocab)
+        in_part: set[str] = set()
+        for e, row in zip(entries, part_rows, strict=True):
+            if e.id in seen and e.id not in in_part:
+                vocab.subtract(entry_terms(e, row[6]))
+            in_part.add(e.id)
+        seen |= in_part
+        rows += part_rows
+    return rows, +vocab
+
+
 def paper_row(e: Entry) -> tuple:
     """An entry as the values of :data:`PAPER_COLUMNS`: the one place an Entry becomes a row.
 

@@ -2,8 +2,8 @@
 
 :mod:`db.index.plan` decides which files to read (fingerprints, DESIGN.md); the changes are
 written by :mod:`db.index.write` in one write transaction, so a crash or kill leaves the
-previous index whole. A first build writes each file as soon as it is parsed; a forced sync
-makes the whole index again from nothing, in one write transaction too.
+previous index whole. A first build writes each file (each part of a large one) as soon as it is
+parsed; a forced sync makes the whole index again from nothing, in one write transaction too.
 """
 
 from __future__ import annotations
@@ -98,7 +98,7 @@ def _first_build(conn: sqlite3.Connection, seed_paths: list[Path], force: bool,
             return None
         writer = Writer(conn, report, force, bulk=True, stream=True)
         to_apply, removed, report.files, _ = plan_changes(conn, seed_paths, force, progress,
-                                                          on_parsed=writer.add)
+                                                          writer.add, writer.add_part)
         for p in to_apply:  # the files whose fingerprint only needs refreshing
             writer.add(p)
         added = writer.finish(removed)
@@ -126,8 +126,9 @@ def _rebuild(conn: sqlite3.Connection, seed_paths: list[Path], progress: Progres
         recreate(conn)
         writer = write.Writer(conn, report, True, bulk=True,
                               stream=_seed_bytes(seed_paths) >= STREAM_MIN_BYTES)
-        to_apply, removed, report.files, _ = plan_changes(conn, seed_paths, True, progress,
-                                                          on_parsed=writer.add)
+        to_apply, removed, report.files, _ = plan_changes(
+            conn, seed_paths, True, progress, writer.add,
+            writer.add_part if writer.stream else None)
         for p in to_apply:  # (files that yield no papers)
             writer.add(p)
         writer.finish(removed)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections import Counter
+from pathlib import Path
 from typing import NamedTuple
 
 from db.index import acronyms, health
@@ -90,6 +91,7 @@ class Writer:
         self.vocab: Counter[str] = Counter()
         self.counted: dict[str, Entry] = {}
         self.done: set[str] = set()  # paths added
+        self.parts: dict[str, int] = {}  # path -> parts of it written by add_part
         self.left: set[str] = set()  # ids that lost a source
 
     def add(self, p: Planned) -> None:
@@ -105,39 +107,59 @@ class Writer:
             conn.execute("UPDATE files SET size=?, mtime_ns=?, sha256=?, status='error', "
                          "reason=? WHERE path=?", (p.size, p.mtime_ns, p.sha256, p.reason, path))
             return
-        before = {r[0] for r in conn.execute("SELECT paper_id FROM sources WHERE file=?",
-                                             (path,))}
-        self.affected.update(before)
-        self.left.update(before.difference(e.id for e in p.entries or ()))
-        conn.execute("DELETE FROM sources WHERE file=?", (path,))
-        self.vocab.update(p.vocab or {})
-        in_file: set[str] = set()
-        for e in p.entries or ():
-            if e.id in in_file:
-                continue
-            in_file.add(e.id)
-            if e.id in self.counted:  # (rare: the same abstract in two files)
-                self.vocab.subtract(entry_terms(e))
-            else:
-                self.counted[e.id] = e
+        parts = self.parts.pop(path, 0)
+        if not parts:
+            before = {r[0] for r in conn.execute("SELECT paper_id FROM sources WHERE file=?",
+                                                 (path,))}
+            self.affected.update(before)
+            self.left.update(before.difference(e.id for e in p.entries or ()))
+            conn.execute("DELETE FROM sources WHERE file=?", (path,))
         conn.execute(
             "INSERT OR REPLACE INTO files(path, display, size, mtime_ns, sha256, status, "
             "entries, reason, collection) VALUES (?,?,?,?,?,?,?,?,?)",
             (path, p.display, p.size, p.mtime_ns, p.sha256, p.status,
              len(p.entries or ()), p.reason or None, p.collection))
+        if parts:  # its papers are in (add_part); a paper without a venue takes the file's
+            conn.execute("UPDATE papers SET collection=? WHERE first_file=? AND venue IS NULL",
+                         (p.collection, path))
+            return
+        self._add_entries(path, p.collection, p.entries or [], p.prepared or [], p.vocab)
+
+    def add_part(self, path: Path, collection: str, entries: list[Entry],
+                 prepared: tuple[list[tuple], Counter[str]]) -> None:
+        """Write the papers of one part of a large seed file (:mod:`db.seeds.chunks`; their
+        positions those in the file) as soon as it is parsed, while the next parts are: for a
+        streamed first build only; :meth:`add` of the whole file then writes its row."""
+        self.parts[str(path)] = self.parts.get(str(path), 0) + 1
+        self._add_entries(str(path), collection, entries, prepared[0], prepared[1])
+
+    def _add_entries(self, path: str, collection: str, entries: list[Entry],
+                     prepared: list[tuple], vocab: Counter[str] | None) -> None:
+        """The sources, vocabulary and (streamed) papers of the entries of file ``path``."""
+        conn = self.conn
+        self.vocab.update(vocab or {})
+        in_file: set[str] = set()
+        for e in entries:
+            if e.id in in_file:
+                continue
+            in_file.add(e.id)
+            if e.id in self.counted:  # (rare: the same abstract in two files, or parts)
+                self.vocab.subtract(entry_terms(e))
+            else:
+                self.counted[e.id] = e
         rows, new = [], []
-        for e, ready in zip(p.entries or (), p.prepared or (), strict=True):
+        for e, ready in zip(entries, prepared, strict=True):
             if e.id not in self.new_entries:
                 new.append(e.id)
             if e.id not in self.new_entries or (e.rich and not self.new_entries[e.id].rich):
                 self.new_entries[e.id], self.prepared[e.id] = e, ready
-            here = (path, e.position, p.collection)
+            here = (path, e.position, collection)
             if e.id not in self.first or here[:2] < self.first[e.id][:2]:
                 self.first[e.id] = here
             rows.append((path, e.position, e.id, meta_json(e)))
         conn.executemany("INSERT OR IGNORE INTO sources(file, position, paper_id, meta) "
                          "VALUES (?,?,?,?)", rows)
-        self.affected.update(e.id for e in p.entries or ())
+        self.affected.update(e.id for e in entries)
         if self.stream and new:
             # files come in seed order: a paper's first source is the first one seen; a later
             # structured source of it is applied by finish()

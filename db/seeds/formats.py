@@ -149,10 +149,16 @@ def parse(kind: str, text: str, fallback_label: str,
             skipped.append(f"{len(numbers)} {unit}(s) with {what} left out: {shown}")
     if not entries:
         raise SeedError("empty", "no record with a title or an abstract")
+    collection = file_collection(entries, fallback_label)
+    return collection, [replace(e, collection=collection) for e in entries]
+
+
+def file_collection(entries: list[Entry], fallback_label: str) -> str:
+    """The collection of a file with fields: the commonest ``VENUE YEAR`` of its records
+    (:func:`collection_label`), else ``fallback_label`` (the file's name)."""
     venues = Counter(" ".join(str(v) for v in (e.venue, e.year) if v) for e in entries)
     venues.pop("", None)
-    collection = collection_label(venues.most_common(1)[0][0]) if venues else fallback_label
-    return collection, [replace(e, collection=collection) for e in entries]
+    return collection_label(venues.most_common(1)[0][0]) if venues else fallback_label
 
 
 # -- reading each format into (record number, {field: value}) -----------------------------------

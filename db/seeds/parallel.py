@@ -2,9 +2,9 @@
 
 Parsing (names, headlines, hyphenation, CJK search forms) is pure Python and dominates a cold
 sync (cProfile on 10,000 abstracts: ~70% of the sync), so a first build of a large library
-parses its seed files in a process pool, one file per task, and the single write transaction
-stays in the calling process. A few files, or little text, are parsed in-process: starting
-workers costs more than it saves there.
+parses its seed files in a process pool, one file per task (a large file in parts of ~1 MB,
+:mod:`db.seeds.chunks`), and the single write transaction stays in the calling process. A few
+files, or little text, are parsed in-process: starting workers costs more than it saves there.
 """
 
 from __future__ import annotations
@@ -18,11 +18,14 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from db.seeds import chunks
+from db.seeds.chunks import Parts, split
 from db.seeds.dictionary import warm_up
 from db.seeds.entry import Entry, SeedError
 from db.seeds.read import parse_file
 
 if TYPE_CHECKING:
+    from concurrent.futures import Future
     from multiprocessing.context import BaseContext
 
 #: ``(collection, entries, status, reason, prepared)``: status "loaded", "empty" or "error";
@@ -58,44 +61,100 @@ def workers() -> int:
         return os.cpu_count() or 1
 
 
-def parse_files(files: list[tuple[Path, bytes]], prepare: Callable[[list[Entry]], object]
-                ) -> Iterator[Parsed]:
+#: Called as ``on_part(path, size, parsed, whole)`` as each seed file, or part of a large one,
+#: is parsed, in seed order: the file's path, how many of its bytes the part stands for, the
+#: part's :data:`Parsed` (positions counted from the file's start; ``prepared`` that of the
+#: part) and whether it is the whole file (then the same result is yielded next).
+OnPart = Callable[[Path, int, Parsed, bool], None]
+
+
+def parse_files(files: list[tuple[Path, bytes]], prepare: Callable[[list[Entry]], object],
+                join: Callable[[list[tuple[list[Entry], object]]], object] | None = None,
+                on_part: OnPart | None = None) -> Iterator[Parsed]:
     """Parse ``(path, data)`` seed files; yields one :data:`Parsed` per file, in their order.
 
+    With worker processes, a large JSON Lines or text file is parsed in parts at once
+    (:mod:`db.seeds.chunks`) when ``join`` is given: ``join([(entries, prepared), ...])`` of its
+    parts (a module-level function, like ``prepare``) makes the file's ``prepared`` of theirs.
     Closing the iterator early (a sync cancelled between two files) drops the files not yet
     parsed. Each item of ``files`` is emptied (``(path, b"")``) once the file is parsed: a
     caller that writes each file as it comes (db.index.sync) does not hold every file's bytes to the
     end (87k abstracts: 90 MB).
     """
     size = sum(len(data) for _, data in files)
-    if len(files) < 2 or size < PARALLEL_MIN_BYTES or workers() < 2:
+    tasks = len(files) + (sum(len(d) // chunks.PART_BYTES for _, d in files) if join else 0)
+    if tasks < 2 or size < PARALLEL_MIN_BYTES or workers() < 2:
         for i, (path, data) in enumerate(files):
             files[i] = (path, b"")
             result = parse_one(path, data, prepare)
+            if on_part:
+                on_part(path, len(data), result, True)
             del data
             yield result
         return
+    yield from _parse_in_pool(files, prepare, join, on_part)
+
+
+def _parse_in_pool(files: list[tuple[Path, bytes]], prepare: Callable[[list[Entry]], object],
+                   join: Callable | None, on_part: OnPart | None) -> Iterator[Parsed]:
+    """:func:`parse_files` in worker processes, one task per file or part of one."""
     # imported here: multiprocessing costs every command ~10 ms, and most syncs parse nothing
     from concurrent.futures import ProcessPoolExecutor
-    from concurrent.futures.process import BrokenProcessPool
 
     warm_up()  # forked workers inherit the loaded dictionary instead of each loading it
     _start_resource_tracker()
-    pool = ProcessPoolExecutor(min(workers(), len(files)), mp_context=_context(),
-                               initializer=_worker_started)
+    pool = ProcessPoolExecutor(workers(), mp_context=_context(), initializer=_worker_started)
     try:
-        futures = [pool.submit(parse_one, path, data, prepare) for path, data in files]
-        for i, future in enumerate(futures):
+        submitted = []
+        for path, data in files:
+            parts = split(path, data) if join else None
+            if parts is None:
+                submitted.append((None, [pool.submit(parse_one, path, data, prepare)]))
+            else:
+                submitted.append((parts, [pool.submit(parse_one, parts.name, part, prepare)
+                                          for part in parts.parts]))
+        for i, (parts, futures) in enumerate(submitted):
             path, data = files[i]
             files[i] = (path, b"")
-            try:
-                result = future.result()
-            except BrokenProcessPool:  # a worker was killed (out of memory?): parse it here
-                result = parse_one(path, data, prepare)
+            if parts is None:
+                result = _result(futures[0], path, data, prepare)
+                if on_part:
+                    on_part(path, len(data), result, True)
+            else:
+                result = _joined(path, parts, futures, prepare, join, on_part)
             del data
             yield result
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _result(future: Future, path: Path, data: bytes, prepare: Callable) -> Parsed:
+    """A task's result; parsed here when its worker was killed (out of memory?)."""
+    from concurrent.futures.process import BrokenProcessPool
+
+    try:
+        return future.result()
+    except BrokenProcessPool:
+        return parse_one(path, data, prepare)
+
+
+def _joined(path: Path, parts: Parts, futures: list[Future], prepare: Callable, join: Callable,
+            on_part: OnPart | None) -> Parsed:
+    """File ``path``'s result from those of its parts (:func:`db.seeds.chunks.join`)."""
+    results, before = [], 0  # (entries of the parts before this one)
+    for at, future in enumerate(futures):
+        result = _result(future, parts.name, parts.parts[at], prepare)
+        parts.parts[at] = b""
+        results.append(result)
+        chunks.count_on(result[1], before)
+        before += len(result[1])
+        if on_part:
+            on_part(path, parts.shares[at], result, False)
+    collection, entries, status, reason = chunks.join(parts, [r[:4] for r in results])
+    if status != "loaded":
+        return collection, entries, status, reason, None
+    prepared = join([(r[1], r[4]) for r in results if r[2] == "loaded"])
+    return collection, entries, status, reason, prepared
 
 
 def _start_resource_tracker() -> None:

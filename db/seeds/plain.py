@@ -30,7 +30,7 @@ def parse_text(text: str, fallback_label: str) -> tuple[str, list[Entry]]:
     if not paragraphs:
         raise SeedError("empty", "empty file")
     first_lines = paragraphs[0].split("\n")
-    if len(first_lines[0]) <= _MAX_HEADER and not first_lines[0].rstrip().endswith("."):
+    if is_header(first_lines[0]):
         collection = collection_label(first_lines[0])
         rest = "\n".join(first_lines[1:]).strip()
         paragraphs = ([rest] if rest else []) + paragraphs[1:]
@@ -40,3 +40,9 @@ def parse_text(text: str, fallback_label: str) -> tuple[str, list[Entry]]:
         raise SeedError("empty", "header only, no abstracts")
     return collection, [abstract_entry(para, position, collection)
                         for position, para in enumerate(paragraphs, start=1)]
+
+
+def is_header(line: str) -> bool:
+    """Whether ``line``, the first line of a text seed file, is its header: at most
+    160 characters and not ending a sentence (a longer or finished line is an abstract)."""
+    return len(line) <= _MAX_HEADER and not line.rstrip().endswith(".")

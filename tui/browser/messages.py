@@ -48,7 +48,7 @@ class LibraryOpened(WorkerMessage):
 
 
 class SyncProgressed(WorkerMessage):
-    """``done`` of ``total`` seed files read by the running sync."""
+    """``done`` of ``total`` papers parsed by the running sync (:data:`db.index.sync.Progress`)."""
 
     def __init__(self, done: int, total: int) -> None:
         super().__init__()

@@ -91,7 +91,8 @@ class LibraryWorkers:
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="sync")
     def sync_library(self) -> None:
-        """Bring the index in step with the seed files, posting progress per file read."""
+        """Bring the index in step with the seed files, posting the papers parsed as each seed
+        file (or part of a large one) is parsed."""
         library = self.lib
         assert library is not None
         worker = get_current_worker()

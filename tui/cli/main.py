@@ -29,6 +29,7 @@ from tui.cli.output import emit_json, print_changes, print_result, width
 from tui.cli.reader import register as register_reader
 from tui.cli.saved import register as register_saved
 from tui.cli.serve import register as register_serve
+from tui.cli.sync_bar import is_terminal, sync_bar
 
 STATS_COLLECTIONS = 10  # collections `stats` names; a JSON file of many venues has hundreds
 
@@ -90,9 +91,10 @@ def _after(obj: Context, *args: object, **kwargs: object) -> None:
 @pass_context
 def sync(obj: Context, force: bool, as_json: bool) -> None:
     """Load new and changed seed files into the index, after reading the whole index to check
-    it (a damaged one is rebuilt)."""
+    it (a damaged one is rebuilt). On a terminal, a bar on stderr shows the papers parsed."""
     library = obj.open_library(sync=False)
-    report = library.sync(force=force, verify=True)
+    with sync_bar(show=not as_json and is_terminal(sys.stderr)) as progress:
+        report = library.sync(force=force, verify=True, progress=progress)
     if as_json:
         emit_json(report.to_json())
         return

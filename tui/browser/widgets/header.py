@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping
 from typing import ClassVar
 
@@ -15,6 +16,7 @@ from textual.widgets import ProgressBar, Static
 from tui.browser.display import plain
 from tui.browser.widgets.line import CutLine
 from tui.glyphs import ASCII_GLYPHS
+from tui.progress import ProgressFigures
 
 #: Columns the collections keep at least beside the tabs; where the tabs with their words
 #: leave fewer, the tabs name the active filter's status only (each keeps its glyph).
@@ -132,12 +134,15 @@ class AsciiProgressBar(ProgressBar):
 
 
 class SyncProgress(Horizontal):
-    """``syncing seed files ━━━━━━━ 1/2``: shown while a sync runs, hidden otherwise; its bar
-    in ASCII (``###---``) when ``ascii_only``."""
+    """``building the index ━━━━━╸━━━ 41,210 of 87,409 papers · 3,862/s · 12 s left``: shown
+    while a sync runs, hidden otherwise (:class:`tui.progress.ProgressFigures`; ``writing the
+    index`` once every paper is parsed); its bar in ASCII (``###---``) when ``ascii_only``."""
 
     def __init__(self, ascii_only: bool = False, **kwargs) -> None:
         super().__init__(**kwargs)
         self.ascii_only = ascii_only
+        self._label = "syncing seed files"
+        self._figures = ProgressFigures(0.0)
 
     def compose(self) -> ComposeResult:
         yield Static("syncing seed files", id="sync-label")
@@ -147,15 +152,19 @@ class SyncProgress(Horizontal):
 
     def start(self, label: str) -> None:
         """Show the line with ``label`` and a bar that waits for the first count."""
+        self._label, self._figures = label, ProgressFigures(time.monotonic())
         self.query_one("#sync-label", Static).update(Text(label, end=""))
         self.query_one("#sync-count", Static).update("")
         self.query_one(ProgressBar).update(total=None, progress=0)
         self.add_class("-active")
 
     def advance(self, done: int, total: int) -> None:
-        """``done`` of ``total`` seed files read."""
+        """``done`` of ``total`` papers parsed (:data:`db.index.sync.Progress`)."""
+        label = "writing the index" if done >= total else self._label
+        self.query_one("#sync-label", Static).update(Text(label, end=""))
         self.query_one(ProgressBar).update(total=max(total, 1), progress=done)
-        self.query_one("#sync-count", Static).update(Text(f" {done}/{total}", end=""))
+        figures = self._figures.text(done, total, time.monotonic())
+        self.query_one("#sync-count", Static).update(Text(figures, end=""))
 
     def stop(self) -> None:
         """Hide the line."""
