@@ -130,3 +130,18 @@ async def test_a_restart_puts_back_the_query_and_the_cursor_paper(tmp_path: Path
         await settle(pilot)
         assert app.search_bar.value == "learning"
         assert app.table.current_id == cursor and app.panel.paper.id == cursor
+
+
+async def test_a_saved_search_named_like_markup_is_shown_as_typed_in_the_palette(
+        tmp_path: Path) -> None:
+    app, seeds, data = shipped_app(tmp_path)
+    with Library([seeds], data) as library:
+        library.save_search("[/]", "graph")
+        library.save_search("[bold]x[/bold]", "model")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        commands = await palette_commands(pilot, "saved search")
+        await wait_for(pilot, lambda: app.screen.answered, "every provider's commands")
+        prompts = {str(commands.get_option_at_index(i).prompt)
+                   for i in range(commands.option_count)}
+        assert {"Saved search: [/]", "Saved search: [bold]x[/bold]"} <= prompts

@@ -9,7 +9,14 @@ from pathlib import Path
 from textual.widgets import Static
 
 from db import Library
-from tests.tui_support import record_notifications, settle, shipped_app, type_text, wait_for
+from tests.tui_support import (
+    burst,
+    record_notifications,
+    settle,
+    shipped_app,
+    type_text,
+    wait_for,
+)
 from tui.browser.editors import ConfirmLine
 from tui.browser.widgets.results import SELECTED
 
@@ -91,3 +98,32 @@ async def test_tags_and_export_act_on_the_selected_papers(tmp_path: Path) -> Non
         await wait_for(pilot, lambda: any(n.startswith("exported") for n in notes), "export")
         written = next((data / "exports").glob("*.md")).read_text(encoding="utf-8")
         assert written.count("- [ ]") == 2
+
+
+async def test_a_mark_key_typed_with_V_marks_the_whole_selection(tmp_path: Path) -> None:
+    """V and t read together: t waits for V's papers, then asks about all of them."""
+    app, _seeds, _data = shipped_app(tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        burst(app, ["V", "t"])
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmLine), "the question")
+        assert "mark 35 papers to-read?" in str(app.screen.query_one("#confirm-line").render())
+
+
+async def test_a_new_query_or_filter_clears_the_selection(tmp_path: Path) -> None:
+    app, _seeds, _data = shipped_app(tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await pilot.press("v", "v")
+        await settle(pilot)
+        assert len(app.selection) == 2
+        await pilot.press("slash")
+        await type_text(pilot, "reinforcement")
+        await pilot.press("enter")
+        await settle(pilot)
+        assert app.selection == {}
+        await pilot.press("V")
+        await wait_for(pilot, lambda: len(app.selection) == app.table.total, "all selected")
+        await pilot.press("2")
+        await settle(pilot)
+        assert app.selection == {}

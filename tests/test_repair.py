@@ -67,8 +67,8 @@ def test_an_index_that_lost_rows_is_rebuilt_and_every_mark_kept(papertray, data_
     aside = min(p.name for p in data_dir.glob("marks.sqlite.damaged-*"))
     assert out.stderr == (
         "papertray: the marks file was damaged (row 1 missing from index "
-        "sqlite_autoindex_marks_1); rebuilt it with 3 marks, 1 notes, 1 tags and 5 history "
-        f"steps; the damaged file is kept as {aside}; every row was read\n")
+        "sqlite_autoindex_marks_1); rebuilt it with 3 marks, 1 notes, 1 tags, 0 saved searches "
+        f"and 5 history steps; the damaged file is kept as {aside}; every row was read\n")
     assert out.json()["status"] == {"new": 32, "to-read": 2, "read": 1, "dismissed": 0}
     assert out.json()["problems"] == []
     assert repair.check(marks) == "ok" and _state(marks) == before

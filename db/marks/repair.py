@@ -73,7 +73,8 @@ class Repair:
     def notice(self) -> str:
         """One line for people: what was damaged, what was kept, and what may be missing."""
         counts = self.counts
-        kept = (f"{counts['marks']} marks, {counts['notes']} notes, {counts['tags']} tags and "
+        kept = (f"{counts['marks']} marks, {counts['notes']} notes, {counts['tags']} tags, "
+                f"{counts['saved_searches']} saved searches and "
                 f"{counts['mark_events']} history steps")
         line = f"the marks file was damaged ({self.damage}); rebuilt it with {kept}"
         if self.aside is not None:

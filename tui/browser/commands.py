@@ -24,6 +24,8 @@ from textual.command import (
     Provider,
     SearchIcon,
 )
+from textual.content import Content
+from textual.markup import escape
 from textual.widgets import Input
 from textual.worker import Worker
 
@@ -163,8 +165,8 @@ class SavedSearchCommands(Provider):
         return partial(self.app.action_open_saved, name)
 
     async def discover(self) -> Hits:
-        for name in self.names:
-            yield DiscoveryHit(f"Saved search: {name}", self._open(name))
+        for name in self.names:  # a name is the reader's text, never markup
+            yield DiscoveryHit(Content(f"Saved search: {name}"), self._open(name))
 
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)
@@ -172,4 +174,4 @@ class SavedSearchCommands(Provider):
             text = f"Saved search: {name}"
             score = matcher.match(text)
             if score > 0:
-                yield Hit(score, matcher.highlight(text), self._open(name), text=text)
+                yield Hit(score, matcher.highlight(escape(text)), self._open(name), text=text)

@@ -252,7 +252,8 @@ class KeysApp(BrowserBase):
         if self.lib is None:
             return _Need("the newest answer") if self.opening else None
         if (self._awaiting_input or self._search_pending or self._unpredicted_pending
-                or self.table.moving or (self._syncing and not self.header.counts.get("all"))):
+                or self.selecting_all or self.table.moving
+                or (self._syncing and not self.header.counts.get("all"))):
             return _Need("the newest answer")
         paper_id = self.table.current_id
         if (isinstance(event, events.Key) and paper_id is not None

@@ -91,6 +91,7 @@ class SearchingApp(BrowserBase):
                 self._release_paint()  # a key that left the query as it was
             return
         self._query = query
+        self.action_clear_selection()  # the selection is of the papers shown
         # a key that finds no search on its way searches at once (a debounce for every key would
         # add 80 ms to each keystroke); keys that come faster than searches are coalesced:
         # the newest query waits for the answer on its way (which is dropped, _page_loaded) or
@@ -219,6 +220,7 @@ class SearchingApp(BrowserBase):
         """Show only papers with ``status`` (``all`` shows every paper)."""
         self.status_filter = status
         self.header.status_filter = status
+        self.action_clear_selection()  # the selection is of the papers shown
         self._save_settings()
         self._search(focus=self.table.current_id)
 
@@ -240,6 +242,7 @@ class SearchingApp(BrowserBase):
         """Put ``query`` in the search bar and run it now (keys typed next wait for it)."""
         self.search_bar.input.value = query
         self._query = query
+        self.action_clear_selection()
         self._search()
 
     def action_next_new(self, step: int) -> None:

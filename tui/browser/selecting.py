@@ -10,7 +10,8 @@ mark is one step of the history: one ``u`` undoes it whole. A bulk step clears t
 
 from __future__ import annotations
 
-from db.text import one_line
+from db.models import LibraryError
+from db.text import one_line, tag_name
 from tui.browser.editors import ConfirmLine, TextPrompt
 from tui.browser.workers import MarkOp
 
@@ -25,6 +26,8 @@ class SelectingApp:
     def _init_selection(self) -> None:
         self.selection: dict[str, None] = {}
         """The ids of the selected papers, in the order selected."""
+        self.selecting_all = False
+        """``V`` is reading the papers shown: the keys typed after it wait (tui.browser.keys)."""
 
     def action_select(self) -> None:
         """Select the cursor paper, or unselect it, and move to the next one."""
@@ -41,17 +44,21 @@ class SelectingApp:
         if self.lib is None:
             return
         listing, query, lib = self.listing, self._query, self.lib
+        self.selecting_all = True
         self._in_thread(lambda: [h.id for h in listing.search(lib, query, SELECT_MAX, 0).hits],
                         self._select_these)
 
     def _select_these(self, ids: object) -> None:
+        self.selecting_all = False
         self.selection = dict.fromkeys(ids)  # type: ignore[call-overload]
         self._selection_shown()
+        self._keys_may_go()
         self.notify(f"{len(self.selection)} papers selected: the mark keys, # and e act on "
                     "them; Esc clears", timeout=4)
 
     def action_clear_selection(self) -> None:
-        """Clear the selection."""
+        """Clear the selection (a new query or filter clears it too: it is of the papers
+        shown)."""
         if self.selection:
             self.selection = {}
             self._selection_shown()
@@ -91,9 +98,16 @@ class SelectingApp:
             return False
 
         def save(text: str | None) -> None:
-            if text and text.split():
-                self._queue(MarkOp("tag", ids, text))
-                self.action_clear_selection()
+            if not text or not text.split():
+                return
+            try:
+                for word in text.split():
+                    tag_name(word.removeprefix("-"))
+            except LibraryError as exc:  # said now; the selection stays for another try
+                self.notify(one_line(str(exc)), severity="warning", markup=False)
+                return
+            self._queue(MarkOp("tag", ids, text))
+            self.action_clear_selection()
 
         self.push_screen(TextPrompt(
             "Tags for", f"{len(ids)} selected papers", "",
