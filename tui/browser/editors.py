@@ -33,7 +33,8 @@ from textual.events import DescendantFocus, Key
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from db.text import one_line
+from db.models import LibraryError
+from db.text import one_line, tag_name
 from tui.browser.closing import ClosesOnce
 from tui.browser.messages import KeysWelcome
 from tui.browser.widgets.search import QueryInput
@@ -136,3 +137,14 @@ class ConfirmLine(ModalScreen[bool], ClosesOnce):
         event.prevent_default()
         self.dismiss(event.key == "y")
         self.app.post_message(KeysWelcome())
+
+
+def tags_problem(text: str) -> str:
+    """Why the tag words ``text`` (``-name`` removes one) cannot be saved, on one line; "" when
+    they can (:func:`db.text.tag_name`). Said when the editor closes, not as a failed write."""
+    try:
+        for word in text.split():
+            tag_name(word.removeprefix("-"))
+    except LibraryError as exc:
+        return one_line(str(exc))
+    return ""

@@ -14,10 +14,10 @@ import os
 import subprocess
 
 from db.marks.notes import MAX_NOTE_CHARS
-from db.models import LibraryError, Paper
+from db.models import Paper
 from db.seeds.render import render_plain
-from db.text import one_line, tag_name
-from tui.browser.editors import TextPrompt
+from db.text import one_line
+from tui.browser.editors import TextPrompt, tags_problem
 from tui.browser.messages import Follow
 from tui.browser.settings import LAYOUTS, Settings, settings_path
 from tui.browser.workers import MarkOp
@@ -165,11 +165,9 @@ class ReaderTools:
         def save(text: str | None) -> None:
             if not text or not text.split():
                 return
-            try:
-                for word in text.split():
-                    tag_name(word.removeprefix("-"))
-            except LibraryError as exc:  # said now, not as a failed write later; a warning:
-                self.notify(one_line(str(exc)), severity="warning", markup=False)  # input
+            problem = tags_problem(text)
+            if problem:
+                self.notify(problem, severity="warning", markup=False)
                 return
             self._queue(MarkOp("tag", (paper.id,), text))
 

@@ -10,9 +10,8 @@ mark is one step of the history: one ``u`` undoes it whole. A bulk step clears t
 
 from __future__ import annotations
 
-from db.models import LibraryError
-from db.text import one_line, tag_name
-from tui.browser.editors import ConfirmLine, TextPrompt
+from db.text import one_line
+from tui.browser.editors import ConfirmLine, TextPrompt, tags_problem
 from tui.browser.workers import MarkOp
 
 #: Papers ``V`` selects at most (one search's hits).
@@ -100,11 +99,9 @@ class SelectingApp:
         def save(text: str | None) -> None:
             if not text or not text.split():
                 return
-            try:
-                for word in text.split():
-                    tag_name(word.removeprefix("-"))
-            except LibraryError as exc:  # said now; the selection stays for another try
-                self.notify(one_line(str(exc)), severity="warning", markup=False)
+            problem = tags_problem(text)
+            if problem:  # the selection stays for another try
+                self.notify(problem, severity="warning", markup=False)
                 return
             self._queue(MarkOp("tag", ids, text))
             self.action_clear_selection()
