@@ -294,7 +294,8 @@ def test_ascii_draws_every_screen_in_ascii(tmp_path: Path) -> None:
                          *papertray_command(), "--seeds", str(seeds), "--data-dir", str(data),
                          "--ascii"])
     try:
-        screens = {"main": terminal.wait_for("1/35")}
+        # the abstract panel is painted after the table's count: wait for both
+        screens = {"main": terminal.wait_for("1/35", "ICML 2025 | 000_cd03ecd68f8352ab.txt:1")}
         terminal.keys("t")
         screens["marked"] = terminal.wait_for("> to-read 1")
         terminal.keys("y")

@@ -284,8 +284,8 @@ register_library(cli)
 
 _signalled = [signal.SIGINT]
 #: the signals received: a KeyboardInterrupt raised while a finalizer runs (a connection given
-#: back by the garbage collector) is printed and dropped by Python, and the command would go on
-#: and exit 0; it is checked again when the command returns
+#: back by the garbage collector) is handed to sys.unraisablehook and dropped by Python, and the
+#: command would go on and exit 0; it is checked again when the command returns
 _received: list[signal.Signals] = []
 
 
@@ -295,9 +295,19 @@ def _interrupt(signum: int, frame: object) -> None:
     raise KeyboardInterrupt  # unwinds like ctrl+c: an open transaction rolls back
 
 
+def _unraisable(info: object) -> None:
+    """Python's hook for an exception it cannot raise (one from a finalizer): an interrupt
+    that struck there is already in ``_received``, so it is not printed as a traceback; any
+    other goes to Python's own hook."""
+    if isinstance(getattr(info, "exc_value", None), KeyboardInterrupt) and _received:
+        return
+    sys.__unraisablehook__(info)
+
+
 def _stop_on_signals() -> None:
     """SIGTERM, SIGHUP and SIGINT (unless it is ignored, as for a job started in the background)
     stop the command as ctrl+c does, through :func:`_interrupt`."""
+    sys.unraisablehook = _unraisable
     for signum in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(signum, _interrupt)
     if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
