@@ -117,8 +117,7 @@ def method_name(text: str, is_word: Callable[[str], bool]) -> str | None:
             continue
         seen = _SeenBefore(plain[:start])
         while pending is not None and pending.start() < end:
-            tail = plain[pending.end():end]
-            name = _paren_name(tail, seen) or _first_name_like(tail, seen, is_word)
+            name = _name_after(pending.group(0), plain[pending.end():end], seen, is_word)
             if name:
                 return name
             pending = next(triggers, None)
@@ -158,9 +157,8 @@ def _method_name_by_sentence(plain: str, is_word: Callable[[str], bool]) -> str 
         start = plain.find(sentence, offset)
         offset = start + len(sentence) if start >= 0 else offset
         for trigger in _TRIGGER_RE.finditer(sentence):
-            tail = sentence[trigger.end():]
             seen = _SeenBefore(plain[: max(start, 0)])
-            name = _paren_name(tail, seen) or _first_name_like(tail, seen, is_word)
+            name = _name_after(trigger.group(0), sentence[trigger.end():], seen, is_word)
             if name:
                 return name
     return None
@@ -193,13 +191,65 @@ def _joins(ch: str) -> bool:
 
 _EMPHASIS_RE = re.compile(r"\*\*?|(?<!\w)_|_(?!\w)")
 _COMMAND_RE = re.compile(r"\\[A-Za-z]+\{([^{}]*)\}")
+#: LaTeX's font and text commands, which abstracts also write without their braces
+#: ("\\emphNested LSTMs", "that we call \\textitNormalization Propagation": the corpus of
+#: docs/benchmark.md has both); longest first, so that "textit" is not read as "text" + "it"
+_FONT_COMMANDS = ("textit", "textbf", "textrm", "textsf", "texttt", "textsc", "textup",
+                  "textnormal", "text", "emph", "mathbf", "mathrm", "mathcal", "mathbb",
+                  "mathit", "mathsf", "mathtt", "mathfrak", "mathscr", "boldsymbol",
+                  "operatorname", "underline", "bf", "it", "em", "rm", "sc", "tt")
+_GLUED_COMMAND_RE = re.compile(
+    r"\\(?:" + "|".join(sorted(_FONT_COMMANDS, key=len, reverse=True)) + r")(?=[A-Z])")
+_ANY_COMMAND_RE = re.compile(r"\\[A-Za-z]+")
+#: a token that starts with a font command's word glued to a capital: its backslash was lost
+_COMMAND_WORD_RE = re.compile(
+    "(?:" + "|".join(c for c in _FONT_COMMANDS if len(c) > 3) + ")[A-Z]")
 
 
 def _strip_markup(text: str) -> str:
+    """``text`` without Markdown emphasis and LaTeX commands: ``\\textit{X}`` is ``X``, a
+    font command glued to its word (``\\emphNested``) is dropped from it, and any other
+    command (``\\alpha``) is a space: a command's letters never become part of a name."""
     # the substring tests first: most abstracts have neither, and the regexes scan every position
     if "*" in text or "_" in text:
         text = _EMPHASIS_RE.sub("", text)
-    return _COMMAND_RE.sub(r"\1", text) if "\\" in text else text
+    if "\\" not in text:
+        return text
+    text = _GLUED_COMMAND_RE.sub("", _COMMAND_RE.sub(r"\1", text))
+    return _ANY_COMMAND_RE.sub(" ", text)
+
+
+#: Verbs that name a thing only in the lower case: "Named Entity Recognition (NER)" and a
+#: sentence that starts "Called ..." name nothing of the paper's.
+_NAMING_VERBS = ("nam", "call", "term", "dub", "coin")
+#: Words that end the phrase a verb introduces: what follows them is used, studied or compared
+#: ("we propose a framework to exploit the RGB ...", "a detector on the PASCAL VOC dataset").
+_PHRASE_END_RE = re.compile(
+    r"(?<![\w-])(?:on|using|with|via|from|to|for|in|by|based|of|that|which|where|whose|while|"
+    r"across|over|against|into|than|through|between|under|within|upon|as|and|when)(?![\w-])")
+#: "... a strong yet simple tracker: S2-Track." (the name after a colon, ending the sentence)
+_COLON_NAME_RE = re.compile(r":\s+([A-Za-z0-9][\w\-+.]*[\w+])[.!?]?\s*$")
+
+
+def _name_after(verb: str, tail: str, seen: _SeenBefore, is_word: Callable[[str], bool]
+                ) -> str | None:
+    """The name that the introducing ``verb`` gives in ``tail`` (the rest of its sentence), or
+    None: a name in brackets after a capitalised phrase, else the first name-like word of the
+    phrase the verb introduces (up to a preposition or a relative word: a dataset, tool or
+    metric named after those is used, not introduced), else a name after a colon that ends
+    the sentence."""
+    if verb[0].isupper() and verb.lower().startswith(_NAMING_VERBS):
+        return None
+    if tail.startswith(" entit"):  # "named entity recognition", "named entities"
+        return None
+    cut = _PHRASE_END_RE.search(tail)
+    phrase = tail[: cut.start()] if cut else tail
+    name = _paren_name(tail, seen) or _first_name_like(phrase, seen, is_word)
+    if name is None and ":" in tail:
+        m = _COLON_NAME_RE.search(tail)
+        if m and _acceptable(m.group(1), seen) and _name_like(m.group(1)):
+            name = m.group(1)
+    return name
 
 
 def _paren_name(tail: str, seen: _SeenBefore) -> str | None:
@@ -243,7 +293,7 @@ _DESCRIBING_SUFFIXES = frozenset({
 
 
 def _acceptable(token: str, seen: _SeenBefore) -> bool:
-    if len(token) < 3 or token.upper() in _FIELD_TERMS:
+    if len(token) < 3 or token.upper() in _FIELD_TERMS or _COMMAND_WORD_RE.match(token):
         return False
     if "-" in token and token.rsplit("-", 1)[1] in _DESCRIBING_SUFFIXES:
         return False
