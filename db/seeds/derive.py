@@ -51,6 +51,15 @@ _FIELD_TERMS = {
     "ASR", "TTS", "OCR", "MIL", "MOT", "ICL", "ICRL", "COT", "SFT", "RLHF", "DPO", "PPO", "LORA",
     "PEFT", "NAS", "IRL", "DRL", "BERT", "GPT", "CLIP", "IMAGENET", "COCO", "PDE", "ODE", "SDE",
     "FL", "PFL", "KD", "L2D",
+    # the field's models, tools, datasets and metrics, which abstracts use far more often than
+    # they introduce (the most shared derived names of the corpus of docs/benchmark.md)
+    "LSTM", "CONVLSTM", "BILSTM", "GRU", "MCMC", "SVM", "CRF", "MRF", "PCA", "GCN", "GAT",
+    "R-CNN", "CONVNET", "CONVNETS", "RESNET", "FCN", "RBM", "RELU", "NER", "SLAM", "SFM", "MAP",
+    "MLE", "EM", "ROI", "NMS", "SIFT", "RANSAC", "ADMM", "L-BFGS", "BFGS", "UCB", "PAC", "RKHS",
+    "MMD", "LASSO", "GLM", "SNN", "DAG", "NP-HARD", "T-SNE", "RGB", "RGB-D", "RGBD", "LIDAR",
+    "MNIST", "CIFAR-10", "CIFAR-100", "KITTI", "PASCAL", "VOC", "BLEU", "ROUGE", "SQUAD", "GLUE",
+    "NERF", "GPT-2", "GPT-3", "GPT-4", "T5", "ROBERTA", "WORDNET", "WIKIPEDIA", "YOUTUBE",
+    "AUTOML", "SSL", "DRO", "SCM", "AUTOENCODER", "BM3D",
 }
 
 
@@ -117,7 +126,9 @@ def method_name(text: str, is_word: Callable[[str], bool]) -> str | None:
             continue
         seen = _SeenBefore(plain[:start])
         while pending is not None and pending.start() < end:
-            name = _name_after(pending.group(0), plain[pending.end():end], seen, is_word)
+            # (the verb as written: _triggers matches in lower-cased text)
+            name = _name_after(plain[start:pending.start()], plain[pending.start():pending.end()],
+                               plain[pending.end():end], seen, is_word)
             if name:
                 return name
             pending = next(triggers, None)
@@ -158,7 +169,8 @@ def _method_name_by_sentence(plain: str, is_word: Callable[[str], bool]) -> str 
         offset = start + len(sentence) if start >= 0 else offset
         for trigger in _TRIGGER_RE.finditer(sentence):
             seen = _SeenBefore(plain[: max(start, 0)])
-            name = _name_after(trigger.group(0), sentence[trigger.end():], seen, is_word)
+            name = _name_after(sentence[: trigger.start()], trigger.group(0),
+                               sentence[trigger.end():], seen, is_word)
             if name:
                 return name
     return None
@@ -207,12 +219,14 @@ _COMMAND_WORD_RE = re.compile(
 
 
 def _strip_markup(text: str) -> str:
-    """``text`` without Markdown emphasis and LaTeX commands: ``\\textit{X}`` is ``X``, a
+    """``text`` without Markdown emphasis, links and LaTeX commands: ``\\textit{X}`` is ``X``, a
     font command glued to its word (``\\emphNested``) is dropped from it, and any other
     command (``\\alpha``) is a space: a command's letters never become part of a name."""
     # the substring tests first: most abstracts have neither, and the regexes scan every position
     if "*" in text or "_" in text:
         text = _EMPHASIS_RE.sub("", text)
+    if "://" in text:  # a link's path is no name ("github.com/AndrewZhe/...")
+        text = _URL_RE.sub(" ", text)
     if "\\" not in text:
         return text
     text = _GLUED_COMMAND_RE.sub("", _COMMAND_RE.sub(r"\1", text))
@@ -226,25 +240,35 @@ _NAMING_VERBS = ("nam", "call", "term", "dub", "coin")
 #: ("we propose a framework to exploit the RGB ...", "a detector on the PASCAL VOC dataset").
 _PHRASE_END_RE = re.compile(
     r"(?<![\w-])(?:on|using|with|via|from|to|for|in|by|based|of|that|which|where|whose|while|"
-    r"across|over|against|into|than|through|between|under|within|upon|as|and|when)(?![\w-])")
+    r"across|over|against|into|than|through|between|under|within|upon|when)(?![\w-])")
+#: The end of a sentence before a participle that refers back: "the proposed", "our
+#: introduced", "previously proposed", "et al. (2015) proposed", "has been proposed".
+_REFERRING_RE = re.compile(
+    r"(?:\b(?:the|our|its|their|previously|recently|originally|been|was|were|is|are|al\.)"
+    r"|\)) *$", re.IGNORECASE)
 #: "... a strong yet simple tracker: S2-Track." (the name after a colon, ending the sentence)
 _COLON_NAME_RE = re.compile(r":\s+([A-Za-z0-9][\w\-+.]*[\w+])[.!?]?\s*$")
 
 
-def _name_after(verb: str, tail: str, seen: _SeenBefore, is_word: Callable[[str], bool]
-                ) -> str | None:
+def _name_after(before: str, verb: str, tail: str, seen: _SeenBefore,
+                is_word: Callable[[str], bool]) -> str | None:
     """The name that the introducing ``verb`` gives in ``tail`` (the rest of its sentence), or
-    None: a name in brackets after a capitalised phrase, else the first name-like word of the
-    phrase the verb introduces (up to a preposition or a relative word: a dataset, tool or
+    None: a name in brackets defined by the words before it, else the first name-like word of
+    the phrase the verb introduces (up to a preposition or a relative word: a dataset, tool or
     metric named after those is used, not introduced), else a name after a colon that ends
-    the sentence."""
+    the sentence ("a strong yet simple tracker: S2-Track."). ``before`` is the sentence up to
+    the verb: a participle after "the", "our", "previously" or a citation ("the proposed
+    method runs at 14 FPS", "Chen et al. (2015) proposed HashedNets") refers to a method
+    named already, or to another paper's."""
     if verb[0].isupper() and verb.lower().startswith(_NAMING_VERBS):
+        return None
+    if verb.endswith("ed") and _REFERRING_RE.search(before):
         return None
     if tail.startswith(" entit"):  # "named entity recognition", "named entities"
         return None
-    cut = _PHRASE_END_RE.search(tail)
-    phrase = tail[: cut.start()] if cut else tail
-    name = _paren_name(tail, seen) or _first_name_like(phrase, seen, is_word)
+    clause = _CLAUSE_END_RE.search(tail)
+    cut = _phrase_end(tail[: clause.start()] if clause else tail)
+    name = _paren_name(tail, seen, cut) or _first_name_like(tail[:cut], seen, is_word)
     if name is None and ":" in tail:
         m = _COLON_NAME_RE.search(tail)
         if m and _acceptable(m.group(1), seen) and _name_like(m.group(1)):
@@ -252,15 +276,51 @@ def _name_after(verb: str, tail: str, seen: _SeenBefore, is_word: Callable[[str]
     return name
 
 
-def _paren_name(tail: str, seen: _SeenBefore) -> str | None:
+def _phrase_end(tail: str) -> int:
+    """Where the phrase that starts ``tail`` ends: at the first preposition or relative word
+    after a lower-case word ("a method for NER"; "Mixture of Experts" goes on), else its end."""
+    for m in _PHRASE_END_RE.finditer(tail):
+        before = tail[: m.start()].rstrip().rsplit(" ", 1)[-1].lstrip("(*")
+        if not before[:1].isupper():
+            return m.start()
+    return len(tail)
+
+
+def _paren_name(tail: str, seen: _SeenBefore, cut: int) -> str | None:
+    """A bracketed name in the first clause of ``tail`` that the words before it define, those
+    words starting before ``cut``: "we propose Preference-aware ARM (PARM)", not "a method for
+    Named Entity Recognition (NER)"."""
     clause = _CLAUSE_END_RE.split(tail, maxsplit=1)[0]  # "the iDPA framework, which has ... (IPG)"
     for m in _PAREN_NAME_RE.finditer(clause):
-        words_before = clause[: m.start()].split()[-3:]
-        capitalised = sum(1 for w in words_before if w[:1].isupper())
         name = m.group(1)
-        if capitalised >= 2 and _acceptable(name, seen) and (_name_like(name) or name[0].isupper()):
+        if not (_acceptable(name, seen) and (_name_like(name) or name[0].isupper())):
+            continue
+        start = _definition_start(clause[: m.start()], name)
+        if start is not None and start < cut:
             return name
     return None
+
+
+def _definition_start(before: str, name: str) -> int | None:
+    """Where the words that ``name`` stands for start in ``before`` (the text up to its
+    bracket), or None: two capitalised words among the last three ("Preference-aware ARM"),
+    or the last words whose capitals spell the name's letters in order ("State VAlue
+    Generation based framework (SVAG)")."""
+    words = [(m.start(), m.group()) for m in _WORD_SPAN_RE.finditer(before)][-8:]
+    capitalised = [at for at, w in words[-3:] if w.lstrip("*(")[:1].isupper()]
+    if len(capitalised) >= 2:
+        return capitalised[0]
+    letters = [ch for ch in name.upper() if ch.isalpha()]
+    for at, word in reversed(words):
+        for ch in reversed(word):
+            if letters and ch == letters[-1]:
+                letters.pop()
+        if not letters:
+            return at
+    return None
+
+
+_WORD_SPAN_RE = re.compile(r"\S+")
 
 
 def _first_name_like(tail: str, seen: _SeenBefore, is_word: Callable[[str], bool]) -> str | None:
@@ -279,11 +339,35 @@ def _first_name_like(tail: str, seen: _SeenBefore, is_word: Callable[[str], bool
         if not _acceptable(token, seen):
             continue
         if _name_like(token):
+            if _describes_a_kind(token, words, tail):
+                continue
             return token
-        # "introduces Craftium, a ..." / "the Craftium platform": a new capitalised coinage
-        if i <= 1 and token[:1].isupper() and token.isalpha() and not is_word(token.lower()):
+        # "introduces Craftium, a ...": a new capitalised coinage standing alone (not an
+        # adjective: "a Riemannian stochastic method", "Convolutional Neural Network")
+        if (i <= 1 and token[:1].isupper() and token.isalpha() and not is_word(token.lower())
+                and _stands_alone(token, tail)):
             return token
     return None
+
+
+#: Words that start a phrase about a kind of thing ("a novel LSTM model", "two MCMC methods").
+_INDEFINITE = frozenset({"a", "an", "two", "three", "four", "several", "some", "new", "novel"})
+
+
+def _describes_a_kind(token: str, words: list[str], tail: str) -> bool:
+    """True when name-like ``token`` qualifies a noun in a phrase about a kind of thing: "a
+    novel multi-input LSTM model", "an efficient MCMC sampler" (the tool used), not "the
+    LMRL-Gym benchmark" or "MENTOR, a method"."""
+    at = tail.find(token)
+    return (bool(words) and words[0].lower() in _INDEFINITE and at >= 0
+            and tail[at + len(token): at + len(token) + 2][1:2].islower()
+            and tail[at + len(token)] == " ")
+
+
+def _stands_alone(token: str, tail: str) -> bool:
+    """True when ``token`` is followed by punctuation or ends ``tail``, not by another word."""
+    at = tail.find(token) + len(token)
+    return at >= len(tail.rstrip()) or tail[at] in ",(:;."
 
 
 #: Last parts that make a hyphenated word a description, not a name: "CAD-based", "LLM-driven".
