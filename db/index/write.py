@@ -10,7 +10,7 @@ from collections import Counter
 from pathlib import Path
 from typing import NamedTuple
 
-from db.index import acronyms, health
+from db.index import acronyms, health, names
 from db.index.plan import Planned
 from db.index.rows import (
     PAPER_COLUMNS,
@@ -203,6 +203,7 @@ class Writer:
         if self.affected:
             _mark_multi_sources(conn, None if self.bulk else self.affected)
             acronyms.aggregate(conn)
+            names.hide_shared_names(conn)
         health.record(conn)
         return Changes(added_ids, sorted(self.left))
 
@@ -243,7 +244,7 @@ def _apply_papers(conn: sqlite3.Connection, affected: set[str], new_entries: dic
             "SELECT id FROM papers WHERE id IN (SELECT id FROM temp.affected)")}
         # papers whose last source went away
         gone = conn.execute(
-            "SELECT id, name, title, coalesce(body, abstract), authors FROM papers "
+            "SELECT id, derived_name, title, coalesce(body, abstract), authors FROM papers "
             "WHERE id IN (SELECT id FROM temp.affected) "
             "AND NOT EXISTS (SELECT 1 FROM sources s WHERE s.paper_id = papers.id)").fetchall()
     for _id, *texts in gone:
@@ -312,13 +313,16 @@ def _apply_papers(conn: sqlite3.Connection, affected: set[str], new_entries: dic
 
 
 def _update_papers(conn: sqlite3.Connection, entries: list[Entry]) -> int:
-    """Write the derived fields of papers that exist; returns how many rows changed."""
+    """Write the derived fields of papers that exist; returns how many rows changed. ``name``
+    is set to the derived name, as an insert sets it: :func:`db.index.names.hide_shared_names`
+    then hides it where it is shared."""
     cur = conn.executemany(
-        "UPDATE papers SET name=?, title=?, headline=?, abstract_source=?, abstract=?, body=?, "
-        "urls=?, code_url=?, authors=?, year=?, venue=? WHERE id=? AND (name IS NOT ? "
+        "UPDATE papers SET name=?, derived_name=?, title=?, headline=?, abstract_source=?, "
+        "abstract=?, body=?, urls=?, code_url=?, authors=?, year=?, venue=? WHERE id=? "
+        "AND (derived_name IS NOT ? "
         "OR title IS NOT ? OR headline IS NOT ? OR abstract IS NOT ? OR urls IS NOT ? "
         "OR code_url IS NOT ? OR authors IS NOT ? OR year IS NOT ? OR venue IS NOT ?)",
-        [(e.name, e.title, e.headline, source_text(e), e.abstract_markup,
+        [(e.name, e.name, e.title, e.headline, source_text(e), e.abstract_markup,
           search_body(e.abstract_markup), json.dumps(list(e.urls)), e.code_url, authors_text(e),
           e.year,
           e.venue, e.id, e.name, e.title, e.headline, e.abstract_markup,
