@@ -246,6 +246,8 @@ _PHRASE_END_RE = re.compile(
 _REFERRING_RE = re.compile(
     r"(?:\b(?:the|our|its|their|previously|recently|originally|been|was|were|is|are|al\.)"
     r"|\)) *$", re.IGNORECASE)
+#: "we introduce a network, X2Face, that ...": a name set off by commas after the phrase
+_APPOSITIVE_RE = re.compile(r"\s*([A-Za-z0-9][\w\-+.]*[\w+])\s*(?:[,(]|$)")
 #: "... a strong yet simple tracker: S2-Track." (the name after a colon, ending the sentence)
 _COLON_NAME_RE = re.compile(r":\s+([A-Za-z0-9][\w\-+.]*[\w+])[.!?]?\s*$")
 
@@ -255,8 +257,9 @@ def _name_after(before: str, verb: str, tail: str, seen: _SeenBefore,
     """The name that the introducing ``verb`` gives in ``tail`` (the rest of its sentence), or
     None: a name in brackets defined by the words before it, else the first name-like word of
     the phrase the verb introduces (up to a preposition or a relative word: a dataset, tool or
-    metric named after those is used, not introduced), else a name after a colon that ends
-    the sentence ("a strong yet simple tracker: S2-Track."). ``before`` is the sentence up to
+    metric named after those is used, not introduced), else a name set off by commas right
+    after that phrase ("a network, X2Face, that"), else a name after a colon that ends the
+    sentence ("a strong yet simple tracker: S2-Track."). ``before`` is the sentence up to
     the verb: a participle after "the", "our", "previously" or a citation ("the proposed
     method runs at 14 FPS", "Chen et al. (2015) proposed HashedNets") refers to a method
     named already, or to another paper's."""
@@ -269,6 +272,13 @@ def _name_after(before: str, verb: str, tail: str, seen: _SeenBefore,
     clause = _CLAUSE_END_RE.search(tail)
     cut = _phrase_end(tail[: clause.start()] if clause else tail)
     name = _paren_name(tail, seen, cut) or _first_name_like(tail[:cut], seen, is_word)
+    if name is None and clause and clause.group(0) == ",":
+        rest = tail[clause.end():]
+        m = _APPOSITIVE_RE.match(rest)
+        if m and _acceptable(m.group(1), seen) and _name_like(m.group(1)):
+            name = m.group(1)
+        else:  # "a new framework, Story Oriented Dense video cAptioning (SODA), for"
+            name = _paren_name(rest, seen, _phrase_end(rest))
     if name is None and ":" in tail:
         m = _COLON_NAME_RE.search(tail)
         if m and _acceptable(m.group(1), seen) and _name_like(m.group(1)):
