@@ -2,7 +2,9 @@
 
 Seed abstracts carry no titles, so the results table shows a derived *name* (the method, model or
 benchmark the abstract introduces: "PARM", "WUDI-Merging", "S2-Track") and a *headline* (the first
-sentence). A paper that names no method gets no name rather than a wrong one.
+sentence). A paper that names no method gets no name rather than a wrong one, and a name is
+what the abstract introduces, never a tool, dataset or metric it uses. The index shows a name
+only where no other paper of the library derives it too (:mod:`db.index.names`).
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import re
 import unicodedata
 from collections.abc import Callable, Iterator
 
+from db.seeds.field_terms import FIELD_TERMS
 from db.seeds.render import render_plain
 from db.text import NOT_WORD_BYTES, iter_sentences, one_line, sentence_spans
 
@@ -43,24 +46,6 @@ _CLAUSE_END_RE = re.compile(r"[,;:]")
 _PLURAL_ABBREV_RE = re.compile(r"[A-Z]{2,}s")
 _NAME_PARTS_RE = re.compile(r"[-_.+]")
 _PAREN_NAME_RE = re.compile(r"\(([A-Za-z][\w\-+.]*[\w+])\)")
-# Abbreviations that abstracts define for the field, not for their own method.
-_FIELD_TERMS = {
-    "LLM", "LLMS", "VLM", "MLLM", "RL", "MARL", "NLP", "CV", "CNN", "RNN", "GNN", "GAN", "VAE",
-    "MLP", "VIT", "MOE", "SMOE", "SOTA", "AI", "AGI", "ML", "DNN", "LM", "PLM", "SGD", "GPU",
-    "TPU", "API", "RAG", "KL", "MDP", "POMDP", "IID", "OOD", "MOO", "MTL", "STL", "QA", "VQA",
-    "ASR", "TTS", "OCR", "MIL", "MOT", "ICL", "ICRL", "COT", "SFT", "RLHF", "DPO", "PPO", "LORA",
-    "PEFT", "NAS", "IRL", "DRL", "BERT", "GPT", "CLIP", "IMAGENET", "COCO", "PDE", "ODE", "SDE",
-    "FL", "PFL", "KD", "L2D",
-    # the field's models, tools, datasets and metrics, which abstracts use far more often than
-    # they introduce (the most shared derived names of the corpus of docs/benchmark.md)
-    "LSTM", "CONVLSTM", "BILSTM", "GRU", "MCMC", "SVM", "CRF", "MRF", "PCA", "GCN", "GAT",
-    "R-CNN", "CONVNET", "CONVNETS", "RESNET", "FCN", "RBM", "RELU", "NER", "SLAM", "SFM", "MAP",
-    "MLE", "EM", "ROI", "NMS", "SIFT", "RANSAC", "ADMM", "L-BFGS", "BFGS", "UCB", "PAC", "RKHS",
-    "MMD", "LASSO", "GLM", "SNN", "DAG", "NP-HARD", "T-SNE", "RGB", "RGB-D", "RGBD", "LIDAR",
-    "MNIST", "CIFAR-10", "CIFAR-100", "KITTI", "PASCAL", "VOC", "BLEU", "ROUGE", "SQUAD", "GLUE",
-    "NERF", "GPT-2", "GPT-3", "GPT-4", "T5", "ROBERTA", "WORDNET", "WIKIPEDIA", "YOUTUBE",
-    "AUTOML", "SSL", "DRO", "SCM", "AUTOENCODER", "BM3D",
-}
 
 
 def urls(text: str) -> list[str]:
@@ -102,13 +87,18 @@ def headline(text: str, limit: int = 240) -> str:
 def method_name(text: str, is_word: Callable[[str], bool]) -> str | None:
     """The name of the method/model/benchmark the abstract introduces, or None.
 
-    Looks in sentences with an introducing verb ("we propose", "called", "introduces the") for,
-    in order: a parenthesised single-word name after a capitalised phrase in the same clause
-    ("... Preference-aware ARM (PARM)"), then the first name-like word after the verb (inner
-    capitals or digits: "M3DT", "DipLLM", "S2-Track"; or a capitalised non-dictionary word right
-    after it: "Craftium"). Words the abstract used before that sentence, and field-wide
-    abbreviations (LLM, RL, ...), are skipped. ``is_word`` tells whether a lower-case word is
-    ordinary English.
+    Looks in sentences with an introducing verb ("we propose", "called", "introduces the";
+    not "the proposed", "et al. proposed", "Named Entity") at the phrase the verb introduces,
+    up to a preposition or relative word ("a framework to exploit the RGB ..." names nothing),
+    for, in order (:func:`_name_after`): a bracketed name that the words before it define
+    ("... Preference-aware ARM (PARM)", "State VAlue Generation based framework (SVAG)"), then
+    the first name-like word (inner capitals or digits: "M3DT", "DipLLM", "S2-Track"; or a
+    capitalised non-dictionary word standing alone right after the verb: "Craftium, a ..."),
+    not one that qualifies a kind ("a novel LSTM model"), then a name set off by commas or
+    after a closing colon. Markdown, links and LaTeX commands are stripped first (a command's
+    letters are never part of a name); words the abstract used before that sentence, and the
+    field's own terms (:data:`db.seeds.field_terms.FIELD_TERMS`: LLM, MCMC, MNIST ...), are
+    skipped. ``is_word`` tells whether a lower-case word is ordinary English.
     """
     # (composed first: a name's accent written as a combining mark would end the name there)
     if not text.isascii():  # (ASCII is composed already: one C scan instead of a normalize)
@@ -260,12 +250,16 @@ def _name_after(before: str, verb: str, tail: str, seen: _SeenBefore,
     metric named after those is used, not introduced), else a name set off by commas right
     after that phrase ("a network, X2Face, that"), else a name after a colon that ends the
     sentence ("a strong yet simple tracker: S2-Track."). ``before`` is the sentence up to
-    the verb: a participle after "the", "our", "previously" or a citation ("the proposed
+    the verb: a participle (but of a naming verb: "it is called X") after "the", "our",
+    "previously" or a citation ("the proposed
     method runs at 14 FPS", "Chen et al. (2015) proposed HashedNets") refers to a method
     named already, or to another paper's."""
     if verb[0].isupper() and verb.lower().startswith(_NAMING_VERBS):
         return None
-    if verb.endswith("ed") and _REFERRING_RE.search(before):
+    if verb.lower().startswith(_NAMING_VERBS):  # "it is called X", not "the so-called X"
+        if before.endswith("so-"):
+            return None
+    elif verb.endswith("ed") and _REFERRING_RE.search(before):
         return None
     if tail.startswith(" entit"):  # "named entity recognition", "named entities"
         return None
@@ -387,7 +381,7 @@ _DESCRIBING_SUFFIXES = frozenset({
 
 
 def _acceptable(token: str, seen: _SeenBefore) -> bool:
-    if len(token) < 3 or token.upper() in _FIELD_TERMS or _COMMAND_WORD_RE.match(token):
+    if len(token) < 3 or token.upper() in FIELD_TERMS or _COMMAND_WORD_RE.match(token):
         return False
     if "-" in token and token.rsplit("-", 1)[1] in _DESCRIBING_SUFFIXES:
         return False
