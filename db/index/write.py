@@ -186,6 +186,7 @@ class Writer:
             conn.execute("DELETE FROM sources WHERE file=?", (path,))
         conn.executemany("DELETE FROM files WHERE path=?", [(p,) for p in gone])
         added_ids: list[str] = []
+        counts = (self.report.added, self.report.removed, self.report.changed)
         if self.stream:  # every paper is in: the indexes serve the updates that follow
             conn.execute(PAPERS_AI_TRIGGER)
             _fts_config(conn, "hashsize", FTS_HASH_BYTES)
@@ -203,7 +204,9 @@ class Writer:
         if self.affected:
             _mark_multi_sources(conn, None if self.bulk else self.affected)
             acronyms.aggregate(conn)
-            names.hide_shared_names(conn)
+            # (papers added, removed or changed: only then can a name become shared or not)
+            if counts != (self.report.added, self.report.removed, self.report.changed):
+                names.hide_shared_names(conn)
         health.record(conn)
         return Changes(added_ids, sorted(self.left))
 
