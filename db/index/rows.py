@@ -109,13 +109,21 @@ def details_json(e: Entry) -> str | None:
     """The :data:`~db.seeds.entry.DETAILS` an entry has, as one JSON object (only those it has;
     None when it has none, as every text seed's paper): ``{"decision": "Oral", "track": "main",
     "keywords": ["a", "b"], "area": "…", "links": [["paper", "https://…"], …]}``."""
-    found = {name: getattr(e, name) for name in DETAILS if getattr(e, name)}
+    found = _details(e)
     return json.dumps(found, ensure_ascii=False) if found else None
 
 
-def details_of(text: str | None) -> dict:
-    """The keyword arguments of :func:`details_json`'s JSON for an Entry or a Paper."""
-    found = json.loads(text) if text else {}
+def _details(e: Entry) -> dict:
+    """The :data:`~db.seeds.entry.DETAILS` an entry has (none for a text seed's: at once)."""
+    if not (e.decision or e.track or e.keywords or e.area or e.links):
+        return {}
+    return {name: getattr(e, name) for name in DETAILS if getattr(e, name)}
+
+
+def details_of(text: str | dict | None) -> dict:
+    """The keyword arguments of :func:`details_json`'s JSON (or of its object) for an Entry or
+    a Paper."""
+    found = json.loads(text) if isinstance(text, str) else text or {}
     return {"decision": found.get("decision"), "track": found.get("track"),
             "keywords": tuple(found.get("keywords", ())), "area": found.get("area"),
             "links": tuple(tuple(link) for link in found.get("links", ()))}
@@ -145,7 +153,7 @@ def meta_json(entry: Entry) -> str | None:
         return None
     return json.dumps({"title": entry.title, "authors": list(entry.authors), "year": entry.year,
                        "venue": entry.venue, "urls": list(entry.urls),
-                       "code_url": entry.code_url, "details": details_json(entry)},
+                       "code_url": entry.code_url, "details": _details(entry)},
                       ensure_ascii=False)
 
 
