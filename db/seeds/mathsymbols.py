@@ -26,7 +26,7 @@ WORDS.update({"argmin": "arg min", "argmax": "arg max", "limsup": "lim sup",
 #: Symbols kept or changed from pylatexenc's table: bars that keep a norm a norm, the
 #: abstracts' own shorthands, and spacing.
 SYMBOLS: dict[str, str] = {
-    "|": "‖", "Vert": "‖", "lVert": "‖", "rVert": "‖", "vert": "|", "lvert": "|", "rvert": "|",
+    "|": "‖", "lVert": "‖", "rVert": "‖", "vert": "|", "lvert": "|", "rvert": "|",
     "mid": "|", "parallel": "∥", "{": "{", "}": "}", "lbrace": "{", "rbrace": "}",
     "epsilon": "ε", "eps": "ε", "R": "ℝ", "RR": "ℝ", "reals": "ℝ", "ie": "i.e.", "eg": "e.g.",
     "etal": "et al.", "item": "•", "lt": "<", "gt": ">", "coloneqq": "≔", "colon": ":",
@@ -117,7 +117,9 @@ SUBSCRIPTS: dict[str, str] = dict(zip(
     "₀₁₂₃₄₅₆₇₈₉₊₋₋₌₍₎ₐₑₕᵢⱼₖₗₘₙₒₚᵣₛₜᵤᵥₓᵦᵧᵨᵩᵪ",
     strict=True))
 
-_OPERATORS = set("+-−±∓·×/=<>≤≥≠≈∼,;:|*∗∈∉⊂⊆→←↦∧∨∩∪")
+# what may follow a symbol in one token: combining marks, primes and Unicode scripts
+_MARKS = "".join({*SUPERSCRIPTS.values(), *SUBSCRIPTS.values(), "′", "'", "*"}) + "".join(
+    chr(c) for c in (*range(0x300, 0x370), 0x20D7))
 
 
 def scripted(text: str, sup: bool, ascii_only: bool) -> tuple[str, bool]:
@@ -138,13 +140,31 @@ def _one_letter(text: str) -> bool:
 
 
 def parenthesised(text: str) -> str:
-    """``text`` as one operand: as it is when it is one token (``n``, ``ε²``, ``f(x)``,
-    ``(1-γ)``), else in parentheses (``log n`` → ``(log n)``)."""
+    """``text`` as one operand of ``/`` or ``√``: as it is when it is one token (a number, one
+    symbol with its marks and scripts, a bracketed group, a function's value: ``10``, ``ε²``,
+    ``√n``, ``(1-γ)``, ``f(x)``), else in parentheses (``log n`` → ``(log n)``,
+    ``dT`` → ``(dT)``)."""
+    rest = text.lstrip("√∛∜")
+    rest = rest[4:] if rest.startswith("sqrt(") else rest  # ascii_only's root
+    if rest[:1].isdigit():
+        rest = rest.lstrip("0123456789.")
+    elif rest[:1] != "(":
+        rest = rest[1:]
+    rest = rest.lstrip(_MARKS)
+    if rest[:1] in ("^", "_"):
+        rest = _after_group(rest[1:]) if rest[1:2] == "{" else rest[2:]
+    if rest and rest[0] in "([" and not _after_group(rest):
+        rest = ""
+    return text if text and not rest else f"({text})"
+
+
+def _after_group(text: str) -> str:
+    """What follows the bracketed group ``text`` starts with ("" when it all is the group)."""
     depth = 0
-    for ch in text:
+    for i, ch in enumerate(text):
         depth += (ch in "([{") - (ch in ")]}")
-        if depth == 0 and (ch.isspace() or ch in _OPERATORS):
-            return f"({text})"
+        if depth == 0:
+            return text[i + 1:]
     return text
 
 
@@ -163,7 +183,7 @@ def accented(text: str, mark: str) -> str:
 #: its source.
 ASCII_FORMS = str.maketrans({
     "≤": " <= ", "≥": " >= ", "≠": " != ", "→": " -> ", "←": " <- ", "⇒": " => ", "↦": " |-> ",
-    "×": " x ", "·": " * ", "‖": "||", "∼": " ~ ", "≈": " ~= ", "…": "...", "⋯": "...",
+    "×": " x ", "·": "*", "‖": "||", "∼": "~", "≈": " ~= ", "…": "...", "⋯": "...",
     "±": "+/-", "∗": "*", "′": "'", "−": "-", "⊤": "T", "•": "-", "∞": "inf", "∣": "|",
 })
 

@@ -26,7 +26,8 @@ import unicodedata
 
 from db.seeds import mathsymbols as ms
 
-_TOKEN_RE = re.compile(r"\\([A-Za-z]+)|\\(.)|(\s+)|(.)", re.DOTALL)
+# "\\\\hat" is "\\hat" escaped once more by a scraper: a line break has no place in a formula
+_TOKEN_RE = re.compile(r"\\\\?([A-Za-z]+)|\\(.)|(\s+)|(.)", re.DOTALL)
 _CMD, _SYM, _SPACE, _CHAR = 1, 2, 3, 4
 Token = tuple[int, str]
 
@@ -42,9 +43,10 @@ _BARS = {"lVert": ("‖", True), "rVert": ("‖", False), "lvert": ("|", True),
 _SIZED = {"left": True, "mleft": True, "right": False, "mright": False, "middle": False}
 # commands whose lost braces are read back (\mathbbR is \mathbb{R}): the longest one that
 # starts the unknown name, its rest the argument
-_GLUED = sorted(_CITE | _FRACS | ms.PLAIN_ARGUMENT | set(ms.FONTS) | set(ms.ACCENTS)
-                | {"sqrt"}, key=len, reverse=True)
-_GLUED_SWITCHES = ("bf", "rm", "it", "em", "cal")
+# (not \cal or \Bbb: switches, and \calo is an abstract's own name for a big O)
+_GLUED = sorted(_CITE | _FRACS | ms.PLAIN_ARGUMENT | set(ms.ACCENTS) | {"sqrt", "mathbb", "mathcal",
+                "mathscr", "mathfrak"}, key=len, reverse=True)
+_GLUED_SWITCHES = ("bf", "rm", "it", "em")
 _GLUED_WORDS = ("log", "ln", "exp")  # \logN; not every word: \ReLU is no \Re
 
 
@@ -91,7 +93,8 @@ class _Out:
             return
         if text[0] in _CLOSING:
             self.trim()
-        elif (word or self.gap) and self.last().isalnum() and text[0].isalnum():
+        elif (word or self.gap) and text[0].isalnum() and (
+                self.last().isalnum() or (word and self.last() in _CLOSING)):
             self.parts.append(" ")
         self.parts.append(text)
         self.gap = word
@@ -152,7 +155,12 @@ class _Parser:
         if kind == _SPACE or value == "~":
             out.space()
         elif kind == _CMD:
+            spaced, after_name = out.last().isspace(), self.pos
             self.command(value, out)
+            # the space that ends a command's name is no space (TeX), unless one was before it
+            token = self.peek()
+            if not spaced and self.pos == after_name and token and token[0] == _SPACE:
+                self.pos += 1
         elif kind == _SYM:
             self.symbol(value, out)
         elif value == "{":
@@ -213,18 +221,24 @@ class _Parser:
 
     def symbol(self, char: str, out: _Out) -> None:
         if char in ms.ACCENTS:
-            self.accent(ms.ACCENTS[char], out)
+            self.accent(char, out)
         elif char == "|":
-            self.norm_bars += 1
-            out.delimiter("‖", opening=self.norm_bars % 2 == 1)
+            self.norm(out)
         elif char in ms.SYMBOLS:
             out.add(ms.SYMBOLS[char])
         else:
             out.add("\\" + char)
 
-    def accent(self, mark: str, out: _Out) -> None:
+    def norm(self, out: _Out) -> None:
+        self.norm_bars += 1
+        out.delimiter("‖", opening=self.norm_bars % 2 == 1)
+
+    def accent(self, name: str, out: _Out) -> None:
         text = self.argument()
-        out.add(mark if text is None else ms.accented(text, mark))
+        if text is None or text.startswith("\\"):  # none, or an unknown command: as written
+            out.add(f"\\{name}" + (f"{{{text}}}" if text else ""))
+        else:
+            out.add(ms.accented(text, ms.ACCENTS[name]))
 
     def command(self, name: str, out: _Out) -> None:
         """Render ``\\name`` and the arguments it takes."""
@@ -237,10 +251,12 @@ class _Parser:
             pass
         elif name in ms.DELIMITER_SIZES:
             self.sized_delimiter(name, out)
+        elif name == "Vert":
+            self.norm(out)
         elif name in _BARS:
             out.delimiter(*_BARS[name])
         elif name in ms.ACCENTS:
-            self.accent(ms.ACCENTS[name], out)
+            self.accent(name, out)
         elif name in ms.PLAIN_ARGUMENT:
             self.plain_argument(name, out)
         elif name in ms.symbols():
