@@ -157,9 +157,9 @@ class _Parser:
         elif kind == _CMD:
             spaced, after_name = out.last().isspace(), self.pos
             self.command(value, out)
-            # the space that ends a command's name is no space (TeX), unless one was before it
-            token = self.peek()
-            if not spaced and self.pos == after_name and token and token[0] == _SPACE:
+            # the space that ends a command's name before a letter is no space ("\\lambda f" is
+            # λf, as TeX sets it), unless one was before the command too ("x \\in S")
+            if not spaced and self.pos == after_name and self.ends_name():
                 self.pos += 1
         elif kind == _SYM:
             self.symbol(value, out)
@@ -169,6 +169,13 @@ class _Parser:
             self.script(value == "^", out)
         elif value != "$":
             out.add(value)
+
+    def ends_name(self) -> bool:
+        """Whether a space comes next, then a letter, a digit or a command."""
+        if self.peek() is None or self.peek()[0] != _SPACE or self.pos + 1 >= len(self.tokens):
+            return False
+        kind, value = self.tokens[self.pos + 1]
+        return kind == _CMD or (kind == _CHAR and value.isalnum())
 
     def group(self, strip: bool = True) -> str:
         """The rendered text up to the ``}`` that closes the ``{`` just taken."""
@@ -344,9 +351,8 @@ class _Parser:
         elif self.ascii_only:
             out.add(f"sqrt({text})" if not degree else f"root{degree}({text})")
         else:
-            sign = {"": "√", "3": "∛", "4": "∜"}.get(degree)
-            sign = sign or ms.scripted(degree, True, False)[0] + "√"
-            out.add(sign + ms.parenthesised(text))
+            out.add(ms.scripted(degree, True, False)[0] * bool(degree) + "√"
+                    + ms.parenthesised(text))
 
     def font(self, name: str, out: _Out) -> None:
         text = self.argument()

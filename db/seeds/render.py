@@ -2,8 +2,9 @@
 
 The stored text keeps ``*emphasis*``, ``**bold**``, ``$math$`` and ``\\textit{...}`` as written;
 front ends call :func:`render_segments` (styled runs) or :func:`render_plain` (one string).
-LaTeX goes through pylatexenc one span at a time, guarded: a span that fails, converts to nothing,
-is too long or takes too long is shown as its source text, so nothing is ever dropped.
+LaTeX goes through :mod:`db.seeds.mathtext` one span at a time (math that keeps its meaning:
+``$\\arg\\min_\\theta \\|x\\|_2^2$`` → ``arg min_θ ‖x‖₂²``), guarded: a span that fails, drops
+a digit, is too long or takes too long is shown as its source text, so nothing is ever dropped.
 """
 
 from __future__ import annotations
@@ -13,9 +14,9 @@ import re
 import unicodedata
 from functools import lru_cache
 
-# pylatexenc logs a WARNING for each macro it cannot expand (`\ensuremath` or `\frac` without
-# their arguments). With no handler configured anywhere, Python's last-resort handler prints those
-# on stderr, in the middle of the CLI's output and over the browser's screen. A NullHandler on the
+# pylatexenc (mathtext reads its table of symbols) logs a WARNING for each macro it cannot
+# expand. With no handler configured anywhere, Python's last-resort handler prints those on
+# stderr, in the middle of the CLI's output and over the browser's screen. A NullHandler on the
 # package's logger stops that; an application that configures logging still receives them.
 logging.getLogger("pylatexenc").addHandler(logging.NullHandler())
 
