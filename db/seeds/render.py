@@ -27,7 +27,9 @@ _MAX_LATEX_SPAN = 400  # characters; longer "math" is more likely a stray $ than
 _LATEX_BUDGET_S = 0.5  # seconds for one span before we give up and show the source
 
 _TOKEN_RE = re.compile(
-    r"(?P<bold>\*\*(?=\S)(?P<bold_body>.+?)(?<=\S)\*\*)"  # noqa: UP031 - {n,m} are regex
+    # every form starts with one of these: one class test skips the other positions quickly
+    r"(?=[*$\\{~])"  # noqa: UP031 - {n,m} are regex
+    r"(?:(?P<bold>\*\*(?=\S)(?P<bold_body>.+?)(?<=\S)\*\*)"
     r"|(?P<ital>(?<![\w*])\*(?=[^\s*])(?P<ital_body>[^*\n]+?)(?<=[^\s*])\*(?![\w*]))"
     # $math$ as pandoc reads it: no space just inside either dollar and no digit right after the
     # closing one, so "from $5 to $10" stays money instead of becoming the "math" "5 to".
@@ -50,7 +52,7 @@ _TOKEN_RE = re.compile(
     # a tie before a citation or reference ("Eq.~\\eqref{x}") is a space
     r"|(?P<tie>~(?=\\[A-Za-z]*(?:cite|ref)))"
     # LaTeX's escaped specials ("83\% success", "R\&D") are those characters as text
-    r"|(?P<escape>\\[%%&#_$])"
+    r"|(?P<escape>\\[%%&#_$]))"
     % (_MAX_LATEX_SPAN, _MAX_LATEX_SPAN, _MAX_LATEX_SPAN, _MAX_LATEX_SPAN),
     re.DOTALL,
 )
