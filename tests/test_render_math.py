@@ -153,6 +153,12 @@ TEXT = [
     (r"called \bf Sele\bf ct-and-Ev\bf aluat\bf e (SCALE).",
      [("called Select-and-Evaluate (SCALE).", "")]),
     (r"\textbf{overfocusing}", [("overfocusing", "b")]),
+    # commands outside $…$ whose braces were lost
+    (r"Given a order-3 tensor \mathbf T of the form \mathbf T = τ⋅v_0",
+     [("Given a order-3 tensor T of the form T = τ⋅v_0", "")]),
+    (r"We denote by \cal S_n,k the set", [("We denote by 𝒮_n,k the set", "")]),
+    (r"we prove the following bounds: \beginitemize \item \mathrmSCDP(C) = Ω(\mathrmLDim(C)),",
+     [("we prove the following bounds:  • SCDP(C) = Ω(LDim(C)),", "")]),
 ]
 
 

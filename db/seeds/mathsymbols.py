@@ -1,6 +1,6 @@
 """The tables :mod:`db.seeds.mathtext` renders LaTeX math with (symbols, operator names, fonts,
-accents, the Unicode forms of sub- and superscripts) and its rules for one piece of rendered text
-(:func:`scripted`, :func:`parenthesised`, :func:`accented`).
+accents, the Unicode forms of sub- and superscripts), its rules for one piece of rendered text
+(:func:`scripted`, :func:`parenthesised`, :func:`accented`) and for spacing (:class:`TextBuilder`).
 
 The symbols are pylatexenc's table of macros that stand for text (``\\alpha`` → ``α``, 841 of
 them in pylatexenc 2.11), amended by :data:`SYMBOLS` (bars, and the macros abstracts define for
@@ -28,7 +28,8 @@ WORDS.update({"argmin": "arg min", "argmax": "arg max", "limsup": "lim sup",
 SYMBOLS: dict[str, str] = {
     "|": "‖", "lVert": "‖", "rVert": "‖", "vert": "|", "lvert": "|", "rvert": "|",
     "mid": "|", "parallel": "∥", "{": "{", "}": "}", "lbrace": "{", "rbrace": "}",
-    "epsilon": "ε", "eps": "ε", "R": "ℝ", "RR": "ℝ", "reals": "ℝ", "ie": "i.e.", "eg": "e.g.",
+    "epsilon": "ε", "eps": "ε", "R": "ℝ", "RR": "ℝ", "reals": "ℝ", "Real": "ℝ", "real": "ℝ",
+    "bbR": "ℝ", "ie": "i.e.", "eg": "e.g.",
     "etal": "et al.", "item": "•", "lt": "<", "gt": ">", "coloneqq": "≔", "colon": ":",
     "implies": "⟹", "iff": "⟺", "gets": "←", "neg": "¬", "lnot": "¬", "land": "∧", "lor": "∨",
     "bot": "⊥", "ddag": "‡", "textbar": "|", "textless": "<", "textgreater": ">", "cdotp": "·",
@@ -117,6 +118,8 @@ SUBSCRIPTS: dict[str, str] = dict(zip(
     "₀₁₂₃₄₅₆₇₈₉₊₋₋₌₍₎ₐₑₕᵢⱼₖₗₘₙₒₚᵣₛₜᵤᵥₓᵦᵧᵨᵩᵪ",
     strict=True))
 
+_OPENING = "([{⟨⌊⌈"
+_CLOSING = ")]}⟩⌋⌉"
 # what may follow a symbol in one token: combining marks, primes and Unicode scripts
 _MARKS = "".join({*SUPERSCRIPTS.values(), *SUBSCRIPTS.values(), "′", "'", "*"}) + "".join(
     chr(c) for c in (*range(0x300, 0x370), 0x20D7))
@@ -200,3 +203,54 @@ def symbols() -> dict[str, str]:
             table[spec.macroname] = text
     table.update(SYMBOLS)
     return table
+
+
+class TextBuilder:
+    """Rendered math being built (``add`` a piece, ``text()`` the whole), with the spacing rule:
+    a word (an operator's name) and a letter or digit beside it get a space between them, as
+    after a script kept as ``_x``; none inside a pair of brackets or bars."""
+
+    def __init__(self) -> None:
+        self.parts: list[str] = []
+        self.gap = False  # the last thing added wants a space before a following letter
+        self.opened = False  # the last thing added opens a pair of bars
+
+    def text(self) -> str:
+        return "".join(self.parts)
+
+    def last(self) -> str:
+        return self.parts[-1][-1] if self.parts else ""
+
+    def add(self, text: str, word: bool = False) -> None:
+        if not text:
+            return
+        if text[0] in _CLOSING:
+            self.trim()
+        elif (word or self.gap) and text[0].isalnum() and (
+                self.last().isalnum() or (word and self.last() in _CLOSING)):
+            self.parts.append(" ")
+        self.parts.append(text)
+        self.gap = word
+        self.opened = False
+
+    def delimiter(self, text: str, opening: bool) -> None:
+        """A bar or bracket that opens (no space after it) or closes (none before it)."""
+        if not opening:
+            self.trim()
+        self.add(text)
+        self.opened = opening
+
+    def space(self) -> None:
+        if self.parts and not self.last().isspace() and not self.opened \
+                and self.last() not in _OPENING:
+            self.parts.append(" ")
+        self.gap = False
+
+    def trim(self) -> None:
+        while self.parts and self.parts[-1].isspace():
+            self.parts.pop()
+
+    def attach(self, script: str, is_unicode: bool) -> None:
+        self.trim()
+        self.parts.append(script)
+        self.gap = self.gap if is_unicode else len(script) == 2

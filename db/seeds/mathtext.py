@@ -35,8 +35,6 @@ _CITE = frozenset(["cite", "citep", "citet", "citealp", "citealt", "citeauthor",
                    "parencite", "textcite", "autocite", "footcite", "nocite"])
 _REF = frozenset(["ref", "eqref", "autoref", "cref", "Cref", "pageref", "vref", "nameref"])
 _FRACS = frozenset(["frac", "dfrac", "tfrac", "cfrac", "nicefrac", "sfrac"])
-_OPENING = "([{⟨⌊⌈"
-_CLOSING = ")]}⟩⌋⌉"
 # bars whose side the command names, and \| which opens and closes norms in turn
 _BARS = {"lVert": ("‖", True), "rVert": ("‖", False), "lvert": ("|", True),
          "rvert": ("|", False), "langle": ("⟨", True), "rangle": ("⟩", False)}
@@ -57,7 +55,7 @@ def math_text(source: str, ascii_only: bool = False) -> str:
     """
     body = _strip_delimiters(source)
     parser = _Parser(body, ascii_only)
-    out = _Out()
+    out = ms.TextBuilder()
     parser.run(out, closing=False)
     text = re.sub(r"\s+", " ", out.text()).strip()
     if ascii_only:
@@ -73,58 +71,8 @@ def _strip_delimiters(source: str) -> str:
     return source
 
 
-class _Out:
-    """Rendered text being built, with the spacing rule: a word (an operator's name) and a
-    letter or digit beside it get a space between them, as after a script kept as ``_x``."""
-
-    def __init__(self) -> None:
-        self.parts: list[str] = []
-        self.gap = False  # the last thing added wants a space before a following letter
-        self.opened = False  # the last thing added opens a pair of bars
-
-    def text(self) -> str:
-        return "".join(self.parts)
-
-    def last(self) -> str:
-        return self.parts[-1][-1] if self.parts else ""
-
-    def add(self, text: str, word: bool = False) -> None:
-        if not text:
-            return
-        if text[0] in _CLOSING:
-            self.trim()
-        elif (word or self.gap) and text[0].isalnum() and (
-                self.last().isalnum() or (word and self.last() in _CLOSING)):
-            self.parts.append(" ")
-        self.parts.append(text)
-        self.gap = word
-        self.opened = False
-
-    def delimiter(self, text: str, opening: bool) -> None:
-        """A bar or bracket that opens (no space after it) or closes (none before it)."""
-        if not opening:
-            self.trim()
-        self.add(text)
-        self.opened = opening
-
-    def space(self) -> None:
-        if self.parts and not self.last().isspace() and not self.opened \
-                and self.last() not in _OPENING:
-            self.parts.append(" ")
-        self.gap = False
-
-    def trim(self) -> None:
-        while self.parts and self.parts[-1].isspace():
-            self.parts.pop()
-
-    def attach(self, script: str, is_unicode: bool) -> None:
-        self.trim()
-        self.parts.append(script)
-        self.gap = self.gap if is_unicode else len(script) == 2
-
-
 class _Parser:
-    """One span's tokens, rendered in order into an :class:`_Out`."""
+    """One span's tokens, rendered in order into an :class:`ms.TextBuilder`."""
 
     def __init__(self, body: str, ascii_only: bool) -> None:
         self.tokens: list[Token] = [(m.lastindex or _CHAR, m.group(m.lastindex or _CHAR))
@@ -141,7 +89,7 @@ class _Parser:
         self.pos += 1
         return token
 
-    def run(self, out: _Out, closing: bool) -> None:
+    def run(self, out: ms.TextBuilder, closing: bool) -> None:
         """Render tokens into ``out`` up to the end, or with ``closing`` up to a ``}``."""
         while (token := self.peek()) is not None:
             if closing and token == (_CHAR, "}"):
@@ -150,7 +98,7 @@ class _Parser:
             self.pos += 1
             self.one(token, out)
 
-    def one(self, token: Token, out: _Out) -> None:
+    def one(self, token: Token, out: ms.TextBuilder) -> None:
         kind, value = token
         if kind == _SPACE or value == "~":
             out.space()
@@ -179,7 +127,7 @@ class _Parser:
 
     def group(self, strip: bool = True) -> str:
         """The rendered text up to the ``}`` that closes the ``{`` just taken."""
-        inner = _Out()
+        inner = ms.TextBuilder()
         self.run(inner, closing=True)
         return inner.text().strip() if strip else inner.text()
 
@@ -193,7 +141,7 @@ class _Parser:
         self.pos += 1
         if token == (_CHAR, "{"):
             return self.group()
-        inner = _Out()
+        inner = ms.TextBuilder()
         self.one(token, inner)
         return inner.text().strip()
 
@@ -219,14 +167,14 @@ class _Parser:
                 if token == (_CHAR, "]"):
                     break
 
-    def script(self, sup: bool, out: _Out) -> None:
+    def script(self, sup: bool, out: ms.TextBuilder) -> None:
         text = self.argument()
         if text is None:
             out.add("^" if sup else "_")
             return
         out.attach(*ms.scripted(text, sup, self.ascii_only))
 
-    def symbol(self, char: str, out: _Out) -> None:
+    def symbol(self, char: str, out: ms.TextBuilder) -> None:
         if char in ms.ACCENTS:
             self.accent(char, out)
         elif char == "|":
@@ -236,18 +184,18 @@ class _Parser:
         else:
             out.add("\\" + char)
 
-    def norm(self, out: _Out) -> None:
+    def norm(self, out: ms.TextBuilder) -> None:
         self.norm_bars += 1
         out.delimiter("‖", opening=self.norm_bars % 2 == 1)
 
-    def accent(self, name: str, out: _Out) -> None:
+    def accent(self, name: str, out: ms.TextBuilder) -> None:
         text = self.argument()
         if text is None or text.startswith("\\"):  # none, or an unknown command: as written
             out.add(f"\\{name}" + (f"{{{text}}}" if text else ""))
         else:
             out.add(ms.accented(text, ms.ACCENTS[name]))
 
-    def command(self, name: str, out: _Out) -> None:
+    def command(self, name: str, out: ms.TextBuilder) -> None:
         """Render ``\\name`` and the arguments it takes."""
         handler = _HANDLERS.get(name)
         if handler is not None:
@@ -271,7 +219,7 @@ class _Parser:
         else:
             self.unknown(name, out)
 
-    def sized_delimiter(self, name: str, out: _Out) -> None:
+    def sized_delimiter(self, name: str, out: ms.TextBuilder) -> None:
         """``\\left|``, ``\\right.``: the delimiter after it, if any (``.`` is none), opens or
         closes by the command's name."""
         token = self.peek()
@@ -280,11 +228,11 @@ class _Parser:
         self.pos += 1
         if token == (_CHAR, "."):
             return
-        inner = _Out()
+        inner = ms.TextBuilder()
         self.one(token, inner)
         out.delimiter(inner.text(), opening=_SIZED[name])
 
-    def plain_argument(self, name: str, out: _Out) -> None:
+    def plain_argument(self, name: str, out: ms.TextBuilder) -> None:
         if name == "operatorname" and self.peek() == (_CHAR, "*"):
             self.pos += 1
         if self.peek() == (_CHAR, "{"):  # \text{ s.t. } keeps its spaces
@@ -302,7 +250,7 @@ class _Parser:
         if text[-1:].isspace():
             out.space()
 
-    def unknown(self, name: str, out: _Out) -> None:
+    def unknown(self, name: str, out: ms.TextBuilder) -> None:
         """A command this parser does not know: one whose braces were lost (``\\sqrtT``), or
         its source with its ``{arguments}``."""
         glued = next((c for c in _GLUED if name.startswith(c) and len(name) > len(c)), None)
@@ -310,6 +258,9 @@ class _Parser:
                      and name[len(w)].isupper()), None)
         switch = next((s for s in _GLUED_SWITCHES if name.startswith(s)
                        and len(name) == len(s) + 1), None)
+        if name[:3] in ("beg", "end") and name[len("begin") if name[0] == "b" else 3:] \
+                in ms.PLAIN_ENVIRONMENTS:  # \\beginitemize: a list's marker
+            return
         if glued or switch:
             command = glued or switch
             rest = name[len(command):]
@@ -327,7 +278,7 @@ class _Parser:
 
     # the commands with a handler of their own, each called as handler(parser, name, out)
 
-    def fraction(self, name: str, out: _Out) -> None:
+    def fraction(self, name: str, out: ms.TextBuilder) -> None:
         top = self.argument()
         bottom = self.argument() if top is not None else None
         if top is None or bottom is None:
@@ -335,26 +286,26 @@ class _Parser:
             return
         out.add(f"{ms.parenthesised(top)}/{ms.parenthesised(bottom)}")
 
-    def root(self, name: str, out: _Out) -> None:
+    def root(self, name: str, out: ms.TextBuilder) -> None:
         degree = ""
         if self.peek() == (_CHAR, "["):
             self.pos += 1
-            inner = _Out()
+            inner = ms.TextBuilder()
             while (token := self.peek()) is not None and token != (_CHAR, "]"):
                 self.pos += 1
                 self.one(token, inner)
             self.pos += 1
             degree = inner.text().strip()
         text = self.argument()
-        if text is None:
-            out.add("\\sqrt")
+        if text is None:  # "\\sqrt(log n)", its braces lost: the sign alone
+            out.add("√" if not self.ascii_only else "sqrt")
         elif self.ascii_only:
             out.add(f"sqrt({text})" if not degree else f"root{degree}({text})")
         else:
             out.add(ms.scripted(degree, True, False)[0] * bool(degree) + "√"
                     + ms.parenthesised(text))
 
-    def font(self, name: str, out: _Out) -> None:
+    def font(self, name: str, out: ms.TextBuilder) -> None:
         text = self.argument()
         if text is None:
             out.add("\\" + name)
@@ -362,7 +313,7 @@ class _Parser:
         alphabet = ms.FONTS[name]
         out.add("".join(ms.font_letter(alphabet, ch) for ch in text))
 
-    def citation(self, name: str, out: _Out) -> None:
+    def citation(self, name: str, out: ms.TextBuilder) -> None:
         self.skip_options()
         if self.argument() is None:
             out.add("\\" + name)
@@ -371,12 +322,12 @@ class _Parser:
             out.space()
         out.add("[cite]" if name in _CITE else "[ref]")
 
-    def environment(self, name: str, out: _Out) -> None:
+    def environment(self, name: str, out: ms.TextBuilder) -> None:
         env = self.raw_group()
         if env is None or env not in ms.PLAIN_ENVIRONMENTS:
             out.add(f"\\{name}" if env is None else f"\\{name}{{{env}}}")
 
-    def url(self, name: str, out: _Out) -> None:
+    def url(self, name: str, out: ms.TextBuilder) -> None:
         address = self.raw_group()
         text = self.argument() if name in ("href", "hyperlink") else None
         if address is None:
@@ -384,20 +335,20 @@ class _Parser:
         else:
             out.add(text if text is not None else address)
 
-    def colour(self, name: str, out: _Out) -> None:
+    def colour(self, name: str, out: ms.TextBuilder) -> None:
         self.raw_group()  # the colour's name
         if name == "textcolor":
             out.add(self.argument() or "")
 
-    def negated(self, name: str, out: _Out) -> None:
+    def negated(self, name: str, out: ms.TextBuilder) -> None:
         text = self.argument()
         out.add("\\not" if text is None else unicodedata.normalize("NFC", text + "\u0338"))
 
-    def binomial(self, name: str, out: _Out) -> None:
+    def binomial(self, name: str, out: ms.TextBuilder) -> None:
         top, bottom = self.argument(), self.argument()
         out.add(f"({top} choose {bottom})" if bottom is not None else f"\\{name}")
 
-    def raised(self, name: str, out: _Out) -> None:
+    def raised(self, name: str, out: ms.TextBuilder) -> None:
         text = self.argument()
         if text is None:
             out.add("\\" + name)

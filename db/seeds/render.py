@@ -46,7 +46,8 @@ _TOKEN_RE = re.compile(
     # a style command whose braces a scraper lost: "\\textitBig-Five" is "Big-Five" in italics
     r"|(?P<glued>\\(?P<glued_name>textit|emph|textbf)(?P<glued_body>[A-Z](?:[\w-]*\w)?))"
     # a command with its [options] and up to two {arguments}, each holding one level of braces
-    r"|(?P<macro>\\(?:math[a-z]+|boldsymbol|bm|tilde|hat|bar|vec|sqrt)\s+[A-Za-z0-9](?!\w)"
+    # (or a font, accent or root with a one-letter argument: "\\mathbf T", "\\tildeΘ")
+    r"|(?P<macro>\\(?:math[a-z]+|boldsymbol|bm|cal|Bbb|tilde|hat|bar|vec|sqrt)\s*[^\W_](?![^\W_])"
     r"|\\[A-Za-z]+(?:\[[^\[\]{}\n]{0,40}\]){0,2}"
     r"(?:\{(?:[^{}]|\{[^{}]{0,80}\}){0,120}\}){0,2})"
     # a tie before a citation or reference ("Eq.~\\eqref{x}") is a space
