@@ -216,12 +216,15 @@ class TextBuilder:
         self.opened = False  # the last thing added opens a pair of bars
 
     def text(self) -> str:
+        """Everything added so far."""
         return "".join(self.parts)
 
     def last(self) -> str:
+        """The last character added ("" at first)."""
         return self.parts[-1][-1] if self.parts else ""
 
     def add(self, text: str, word: bool = False) -> None:
+        """Add ``text``; a ``word`` is spaced from letters and digits beside it."""
         if not text:
             return
         if text[0] in _CLOSING:
@@ -241,16 +244,19 @@ class TextBuilder:
         self.opened = opening
 
     def space(self) -> None:
+        """One space, unless one is there or a bracket has just opened."""
         if self.parts and not self.last().isspace() and not self.opened \
                 and self.last() not in _OPENING:
             self.parts.append(" ")
         self.gap = False
 
     def trim(self) -> None:
+        """Drop the spaces at the end."""
         while self.parts and self.parts[-1].isspace():
             self.parts.pop()
 
     def attach(self, script: str, is_unicode: bool) -> None:
+        """A sub- or superscript, right after what it belongs to."""
         self.trim()
         self.parts.append(script)
         self.gap = self.gap if is_unicode else len(script) == 2

@@ -82,12 +82,8 @@ class _Parser:
         self.norm_bars = 0  # the \\| seen: an odd one opens a norm, an even one closes it
 
     def peek(self) -> Token | None:
+        """The next token, None at the end."""
         return self.tokens[self.pos] if self.pos < len(self.tokens) else None
-
-    def take(self) -> Token:
-        token = self.tokens[self.pos]
-        self.pos += 1
-        return token
 
     def run(self, out: ms.TextBuilder, closing: bool) -> None:
         """Render tokens into ``out`` up to the end, or with ``closing`` up to a ``}``."""
@@ -99,6 +95,7 @@ class _Parser:
             self.one(token, out)
 
     def one(self, token: Token, out: ms.TextBuilder) -> None:
+        """Render ``token`` (just taken) and whatever arguments it takes."""
         kind, value = token
         if kind == _SPACE or value == "~":
             out.space()
