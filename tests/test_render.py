@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import unicodedata
 from collections import Counter
 
 import pytest
@@ -98,7 +99,8 @@ def test_brackets_and_markup_like_text_are_literal():
 
 
 def _digits(text: str) -> Counter[str]:
-    return Counter(ch for ch in text if ch.isdigit())
+    """The digits of ``text``, a sub- or superscript digit as its digit (``x₀`` has a 0)."""
+    return Counter(ch for ch in unicodedata.normalize("NFKC", text) if ch.isdigit())
 
 
 LATEX_PIECES = st.sampled_from([

@@ -295,7 +295,7 @@ class _Parser:
             degree = inner.text().strip()
         text = self.argument()
         if text is None:  # "\\sqrt(log n)", its braces lost: the sign alone
-            out.add("√" if not self.ascii_only else "sqrt")
+            out.add("√" if not self.ascii_only else "\\sqrt")
         elif self.ascii_only:
             out.add(f"sqrt({text})" if not degree else f"root{degree}({text})")
         else:
