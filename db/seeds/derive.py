@@ -195,13 +195,16 @@ _EMPHASIS_RE = re.compile(r"\*\*?|(?<!\w)_|_(?!\w)")
 _COMMAND_RE = re.compile(r"\\[A-Za-z]+\{([^{}]*)\}")
 #: LaTeX's font and text commands, which abstracts also write without their braces
 #: ("\\emphNested LSTMs", "that we call \\textitNormalization Propagation": the corpus of
-#: docs/benchmark.md has both); longest first, so that "textit" is not read as "text" + "it"
-_FONT_COMMANDS = ("textit", "textbf", "textrm", "textsf", "texttt", "textsc", "textup",
-                  "textnormal", "text", "emph", "mathbf", "mathrm", "mathcal", "mathbb",
-                  "mathit", "mathsf", "mathtt", "mathfrak", "mathscr", "boldsymbol",
+#: docs/benchmark.md has both): the command goes and its glued word stays; longest first, so
+#: that "textit" is not read as "text" + "it" (a two-letter one only before a capital: \\item)
+_FONT_COMMANDS = ("textit", "textbf", "textrm", "textsf", "texttt", "textsc", "textsl",
+                  "textup", "textnormal", "text", "emph", "mathbf", "mathrm", "mathcal",
+                  "mathbb", "mathit", "mathsf", "mathtt", "mathfrak", "mathscr", "boldsymbol",
                   "operatorname", "underline", "bf", "it", "em", "rm", "sc", "tt")
 _GLUED_COMMAND_RE = re.compile(
-    r"\\(?:" + "|".join(sorted(_FONT_COMMANDS, key=len, reverse=True)) + r")(?=[A-Z])")
+    r"\\(?:(?:" + "|".join(sorted((c for c in _FONT_COMMANDS if len(c) > 2), key=len,
+                                   reverse=True))
+    + r")(?=[A-Za-z])|(?:" + "|".join(c for c in _FONT_COMMANDS if len(c) == 2) + r")(?=[A-Z]))")
 _ANY_COMMAND_RE = re.compile(r"\\[A-Za-z]+")
 #: a token that starts with a font command's word glued to a capital: its backslash was lost
 _COMMAND_WORD_RE = re.compile(
@@ -211,7 +214,7 @@ _COMMAND_WORD_RE = re.compile(
 def _strip_markup(text: str) -> str:
     """``text`` without Markdown emphasis, links and LaTeX commands: ``\\textit{X}`` is ``X``, a
     font command glued to its word (``\\emphNested``) is dropped from it, and any other
-    command (``\\alpha``) is a space: a command's letters never become part of a name."""
+    command (``\\alpha``, ``\\citeCMS11``) is a space: its letters are never part of a name."""
     # the substring tests first: most abstracts have neither, and the regexes scan every position
     if "*" in text or "_" in text:
         text = _EMPHASIS_RE.sub("", text)
@@ -249,15 +252,11 @@ def _name_after(before: str, verb: str, tail: str, seen: _SeenBefore,
     the phrase the verb introduces (up to a preposition or a relative word: a dataset, tool or
     metric named after those is used, not introduced), else a name set off by commas right
     after that phrase ("a network, X2Face, that"), else a name after a colon that ends the
-    sentence ("a strong yet simple tracker: S2-Track."). ``before`` is the sentence up to
-    the verb: a participle (but of a naming verb: "it is called X") after "the", "our",
-    "previously" or a citation ("the proposed
-    method runs at 14 FPS", "Chen et al. (2015) proposed HashedNets") refers to a method
-    named already, or to another paper's."""
-    if verb[0].isupper() and verb.lower().startswith(_NAMING_VERBS):
-        return None
+    sentence ("a tracker: S2-Track."). ``before`` is the sentence up to the verb: a participle
+    after "the", "our" or a citation ("the proposed method runs at 14 FPS", "Chen et al. (2015)
+    proposed HashedNets") refers to a method named already, or another paper's."""
     if verb.lower().startswith(_NAMING_VERBS):  # "it is called X", not "the so-called X"
-        if before.endswith("so-"):
+        if verb[0].isupper() or before.endswith("so-"):
             return None
     elif verb.endswith("ed") and _REFERRING_RE.search(before):
         return None
