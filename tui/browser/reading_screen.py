@@ -21,6 +21,7 @@ from typing import ClassVar
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
+from textual.containers import Container
 from textual.screen import ModalScreen
 
 from tui.actions import APP_ACTIONS, READING_ACTIONS, KeyAction
@@ -69,7 +70,8 @@ class ReadingScreen(ModalScreen[None], ClosesOnce):
     def compose(self) -> ComposeResult:
         glyphs = self.source.glyphs
         yield CutLine(glyphs["more"] if glyphs is ASCII_GLYPHS else None, id="reading-place")
-        yield AbstractPanel(glyphs, id="reading-paper")
+        with Container(id="reading-column"):  # centres the paper on a wide terminal
+            yield AbstractPanel(glyphs, id="reading-paper")
         yield KeysFooter()
 
     def on_mount(self) -> None:
