@@ -119,6 +119,10 @@ async def test_the_mark_keys_mark_the_paper_shown_on_disk_and_the_view_stays(
             assert library.get(WUDI).status == "to-read"
             assert library.get(PARM).status == "new"
         assert app.header.counts["to-read"] == 1
+        said = record_notifications(app)
+        await pilot.press("y")  # the copy keys work in the view, on the paper shown
+        await settle(pilot)
+        assert any("https://github.com/nathanielyvo/WUDI-Merging" in s for s in said), said
         await pilot.press("r")
         await settle(pilot)
         assert "WUDI-Merging  ✓ read" in _view_text(app)
@@ -160,6 +164,15 @@ async def test_keys_typed_ahead_act_in_order_in_and_after_the_view(tmp_path: Pat
         # t and r in the view stay on their paper; d on the list marks the paper last shown
         assert statuses == ["new", "to-read", "dismissed", "new"]
         assert app.table.current_id == order[3]
+        burst(app, ["enter", "escape", "escape", "x"])  # the second Esc is the list's
+        await settle(pilot)
+        assert app.screen is app.main_screen and app.screen_stack == [app.main_screen]
+        with Library([seeds], data) as library:
+            assert library.get(order[3]).status == "new"
+        assert app.table.current_id == order[4]
+        burst(app, ["slash", *"zzzzqqq", "enter", "enter", "t"])  # no paper: nothing opens
+        await settle(pilot)
+        assert app.screen is app.main_screen and app.table.current_id is None
 
 
 async def test_j_reads_across_windows_of_hits_and_stops_at_the_last_paper(

@@ -65,7 +65,8 @@ def test_the_bindings_are_made_from_the_table_of_actions() -> None:
                        **{a.id: (",".join(a.keys), f"app.{a.reading}") for a in APP_ACTIONS
                           if a.reading}}
     assert {a.name for a in APP_ACTIONS if a.reading} == {
-        "help", "mark-read", "mark-to-read", "mark-dismissed", "mark-new", "undo"}
+        "help", "mark-read", "mark-to-read", "mark-dismissed", "mark-new", "undo", "open-link",
+        "open-code", "copy-link", "copy-abstract", "copy-citation"}
     # no name twice
     assert len(ACTIONS) == len(APP_ACTIONS) + len(TABLE_ACTIONS) + len(READING_ACTIONS)
 

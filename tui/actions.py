@@ -23,8 +23,9 @@ class KeyAction:
     or ``table``), the footer's ``label``, what it does (``tooltip``: the help, the palette and
     ``papertray keys`` say it), whether the footer shows it, whether it is a ``priority`` binding
     (it acts before the focused widget sees the key) and ``where`` its keys work. An action of
-    the results whose keys work in the reading view too (the marks, undo, help) names the app's
-    action they run there in ``reading`` (a mark there stays on the paper shown)."""
+    the results whose keys work in the reading view too (the marks, undo, help, the links and
+    copies) names the app's action they run there in ``reading`` (a mark there stays on the
+    paper shown)."""
 
     owner: str
     name: str
@@ -129,16 +130,27 @@ APP_ACTIONS: tuple[KeyAction, ...] = (
     _app("note", "a", "edit_note", "note", "Write a note on the paper (Enter saves, Esc cancels)"),
     _app("tag", "number_sign", "add_tags", "tag",
          "Tag the paper (find tags with tag:NAME; -NAME removes one)"),
+    _app("open-link", "o", "open_link('paper')", "open link",
+         "Open the paper's link (its page, else its code, else a search for it); over SSH, "
+         "send it to the terminal's clipboard", reading="open_link('paper')"),
+    _app("open-code", "C", "open_link('code')", "open code",
+         "Open the paper's code link; over SSH, send it to the terminal's clipboard",
+         reading="open_link('code')"),
     _app("copy-link", "y", "copy('link')", "copy link",
-         "Send the paper's link to the terminal's clipboard (OSC 52, over SSH too)"),
+         "Send the paper's link (the one o opens) to the terminal's clipboard (OSC 52, over "
+         "SSH too)", reading="copy('link')"),
     _app("copy-abstract", "Y", "copy('abstract')", "copy abstract",
-         "Send the abstract to the terminal's clipboard (OSC 52)"),
+         "Send the abstract to the terminal's clipboard (OSC 52)", reading="copy('abstract')"),
     _app("copy-citation", "c", "copy('citation')", "copy BibTeX",
-         "Send a BibTeX citation of the paper to the terminal's clipboard"),
+         "Send a BibTeX citation of the paper to the terminal's clipboard",
+         reading="copy('citation')"),
     _app("layout", "L", "cycle_layout", "layout",
          "Switch the layout: automatic, stacked, side by side"),
     _app("export", "e", "export", "export",
          "Export the papers shown (query and filter) to a Markdown checklist in the data folder"),
+    _app("export-to", "E", "export_to", "export to",
+         "Export the papers shown (or selected) to a file you name; its ending picks the "
+         "format (.md .csv .json .bib)"),
     _app("quit", "q", "quit", "quit", "Quit (marks are saved as you make them)", show=True),
     # the terminal is in raw mode: ctrl+z reaches the app as a key, not as SIGTSTP; a
     # priority binding, so that it works over the editors, the help and the palette too
@@ -162,7 +174,8 @@ TABLE_ACTIONS: tuple[KeyAction, ...] = (
 
 #: The reading view's own actions (:mod:`tui.browser.reading_screen`): the papers of the list
 #: one by one (the app's actions: the list is the app's), scrolling the one shown and going
-#: back. The mark keys, undo and help work there too (the app's actions with a ``reading``).
+#: back. The mark keys, undo, help, the links and copies work there too (the app's actions with
+#: a ``reading``).
 READING_ACTIONS: tuple[KeyAction, ...] = (
     _reading("read-next", "j", "app.read_step(1)", "next", "Read the next paper of the list",
              show=True),

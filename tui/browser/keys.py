@@ -30,9 +30,9 @@ What the head of the queue waits for (:meth:`KeysApp._need_of`):
   runs, the search bar has keys still to handle, a search or a window of hits is on its way,
   or a mark's new status is not known yet (after ``/wudi⏎t`` the ``t`` marks a hit of
   "wudi"; after ``u`` a ``t`` toggles the status the undo gave back);
-* **the cursor paper**, for a key whose action reads it (``a``, ``#``, the copy keys, space,
-  Enter, and the reading view's keys that scroll it; :data:`WAIT_LIMIT_S` at most, then the
-  action says it is still loading).
+* **the cursor paper**, for a key whose action reads it (``a``, ``#``, ``o``, the copy keys,
+  space, Enter, and the reading view's keys that scroll it; :data:`WAIT_LIMIT_S` at most, then
+  the action says it is still loading).
 
 A burst of text read at once with a line break or a tab in it (a paste the terminal did not
 bracket, or keys typed ahead: :mod:`tui.browser.bursts`) waits in the queue as one; at its turn
@@ -73,7 +73,8 @@ _NEVER_QUEUED = ("ctrl+c",)
 #: Actions of the table's keys that need the cursor paper in the panel (a note, tags, copies,
 #: and scrolling it: space at the abstract's end goes to the next paper; opening the reading
 #: view, and scrolling the paper it shows).
-_PAPER_ACTIONS = ("edit_note", "add_tags", "copy(", "scroll_abstract(", "open_paper", "scroll(")
+_PAPER_ACTIONS = ("edit_note", "add_tags", "copy(", "open_link(", "scroll_abstract(", "open_paper",
+                  "scroll(")
 #: Keys (besides printable ones) that edit the query in the search bar.
 _EDITING = ("backspace", "delete", "ctrl+u", "ctrl+w", "ctrl+k", "ctrl+x", "ctrl+v")
 
@@ -264,7 +265,9 @@ class KeysApp(BrowserBase):
         if (isinstance(event, events.Key) and paper_id is not None
                 and paper_id != self._paper_shown):
             active = screen.active_bindings.get(event.key)
-            if active is not None and active.binding.action.startswith(_PAPER_ACTIONS):
+            # (the reading view runs the app's actions: "app.copy('link')")
+            action = active.binding.action.removeprefix("app.") if active is not None else ""
+            if action.startswith(_PAPER_ACTIONS):
                 return _Need("the cursor paper", paper_id, limited=True)
         return None
 
