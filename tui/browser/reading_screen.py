@@ -33,7 +33,8 @@ from tui.glyphs import ASCII_GLYPHS
 
 
 def shared_actions() -> list[KeyAction]:
-    """The app's actions whose keys work in the reading view too (the marks, undo, help)."""
+    """The app's actions whose keys work in the reading view too (the marks, undo, help, the
+    links and copies)."""
     return [action for action in APP_ACTIONS if action.reading]
 
 
@@ -41,11 +42,11 @@ def reading_bindings() -> list[Binding]:
     """The view's bindings: its own (:data:`~tui.actions.READING_ACTIONS`) and the app's
     actions' that work there, each with the id of the app's binding, so that ``keys.toml``
     (Textual's keymap, by id) gives the mark keys the same keys in both places. In the footer's
-    order: the papers of the list, the marks, back."""
+    order: the papers of the list (the first two of its own), the marks and undo, help, back."""
     own = bindings_of(READING_ACTIONS)
-    shared = [Binding(",".join(a.keys), f"app.{a.reading}", a.label,
-                      show=a.show and a.name != "help", id=a.id, tooltip=a.tooltip)
-              for a in shared_actions()]
+    shared = [Binding(",".join(a.keys), f"app.{a.reading}", a.label, show=a.show, id=a.id,
+                      tooltip=a.tooltip)
+              for a in sorted(shared_actions(), key=lambda a: a.name == "help")]
     return [*own[:2], *shared, *own[2:]]
 
 
