@@ -19,13 +19,13 @@ RESULTS, SEARCH_BAR, READING, ANYWHERE = "results", "search bar", "reading view"
 @dataclass(frozen=True, slots=True)
 class KeyAction:
     """One action: ``name`` (what ``keys.toml`` and ``papertray keys`` call it), its default
-    ``keys`` (Textual's key names), the Textual ``action`` it runs on its ``owner`` (``app``
-    or ``table``), the footer's ``label``, what it does (``tooltip``: the help, the palette and
-    ``papertray keys`` say it), whether the footer shows it, whether it is a ``priority`` binding
-    (it acts before the focused widget sees the key) and ``where`` its keys work. An action of
-    the results whose keys work in the reading view too (the marks, undo, help, the links and
-    copies) names the app's action they run there in ``reading`` (a mark there stays on the
-    paper shown)."""
+    ``keys`` (Textual's key names), the Textual ``action`` it runs on its ``owner`` (``app``,
+    ``table`` or ``reading``, the reading view), the footer's ``label``, what it does
+    (``tooltip``: the help, the palette and ``papertray keys`` say it), whether the footer shows
+    it, whether it is a ``priority`` binding (it acts before the focused widget sees the key)
+    and ``where`` its keys work. An action of the results whose keys work in the reading view
+    too (the marks, undo, help, the links and copies) names the app's action they run there in
+    ``reading`` (a mark there stays on the paper shown)."""
 
     owner: str
     name: str
@@ -79,8 +79,8 @@ APP_ACTIONS: tuple[KeyAction, ...] = (
          "Back to the results (the query stays)", show=True, priority=True, where=SEARCH_BAR),
     _app("leave-search-enter", "enter,down", "leave_search", "results",
          "Back to the results (the query stays)", priority=True, where=SEARCH_BAR),
-    # Enter on the table: Enter leaves the search bar (a priority binding there), so a query
-    # typed and Enter, Enter again opens its first hit
+    # Enter on the table; in the search bar Enter leaves it (a priority binding there), so
+    # "/wudi⏎⏎" searches, then reads the first hit full screen
     _app("open", "enter", "open_paper", "open", "Read the paper full screen: every field, the "
          "whole abstract; j/k the next/previous paper, the mark keys, Esc back to the list",
          show=True),

@@ -25,11 +25,11 @@ What the head of the queue waits for (:meth:`KeysApp._need_of`):
 * **the palette's answer**, for a key to the palette: its input has handled the key before
   it (its edits then come in the order typed), and for Enter, the commands that match the
   text are shown (:data:`WAIT_LIMIT_S` at most);
-* **the newest answer**, for a key to the table or the reading view (a view of the table's
-  cursor paper): the library is opening or the first build
-  runs, the search bar has keys still to handle, a search or a window of hits is on its way,
-  or a mark's new status is not known yet (after ``/wudi⏎t`` the ``t`` marks a hit of
-  "wudi"; after ``u`` a ``t`` toggles the status the undo gave back);
+* **the newest answer**, for a key to the table or to the reading view (a view of the
+  table's cursor paper): the library is opening or the first build runs, the search bar has
+  keys still to handle, a search or a window of hits is on its way, or a mark's new status is
+  not known yet (after ``/wudi⏎t`` the ``t`` marks a hit of "wudi"; after ``u`` a ``t``
+  toggles the status the undo gave back);
 * **the cursor paper**, for a key whose action reads it (``a``, ``#``, ``o``, the copy keys,
   space, Enter, and the reading view's keys that scroll it; :data:`WAIT_LIMIT_S` at most, then
   the action says it is still loading).
