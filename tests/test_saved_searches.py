@@ -157,3 +157,26 @@ def test_the_command_line_saves_lists_runs_and_removes(run_cli) -> None:
         "removed 'rl': reinforcement learning"
     with pytest.raises(LibraryError, match="no saved search is named 'rl'"):
         run_cli("saved", "run", "rl")  # (the console script prints it on one line: exit 1)
+
+
+@pytest.mark.parametrize("twin", ["RL\u200b watch", "RL\u00ad watch", "\ufeffRL watch",
+                                  "RL\u2060 watch", "RL \u200c\u200dwatch", "RL \t watch"])
+def test_saved_search_names_that_look_alike_are_one_name(library: Library, twin: str) -> None:
+    """Names that differed by an invisible character or white space made two saved searches
+    that looked the same in every list."""
+    library.save_search("RL watch", "reinforcement learning")
+    search, replaced = library.save_search(twin, "reinforcement")
+    assert (search.name, replaced) == ("RL watch", True)
+    assert library.open_saved(twin)[0].name == "RL watch"
+    assert [c.search.name for c in library.saved_searches()] == ["RL watch"]
+
+
+def test_saved_search_names_are_nfc_and_an_invisible_name_is_refused(run_cli) -> None:
+    """"café" typed as NFD and as NFC were two saved searches; a name of zero-width spaces was
+    saved as an invisible name."""
+    assert run_cli("saved", "add", "cafe\u0301", "graph").exit_code == 0
+    out = run_cli("saved", "add", "caf\u00e9", "graph", "neural")
+    assert out.stdout.strip() == "replaced 'caf\u00e9': graph neural"
+    assert [d["name"] for d in run_cli("saved", "--json").json()] == ["caf\u00e9"]
+    with pytest.raises(LibraryError, match=r"^a saved search needs a name of visible characters$"):
+        run_cli("saved", "add", "\u200b\u00ad \ufeff", "graph")

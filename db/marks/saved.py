@@ -3,6 +3,7 @@
 A saved search is a query with its status filter and sort order under a name; it remembers the
 papers it found when it was last opened (``saved_seen``), so that the papers it finds now and
 did not then are the ones that **arrived** since (a seed file added, next year's proceedings).
+Its name has one form (:func:`name_form`): names that look the same are the same name.
 They are the reader's own, like the marks: in the marks file, its backups, its repair and
 ``papertray marks export``; never in the index, which is rebuilt at will.
 
@@ -13,6 +14,7 @@ most :data:`HISTORY_MAX`. Writes are short transactions on the marks file's own 
 from __future__ import annotations
 
 import sqlite3
+import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -46,12 +48,21 @@ class SavedSearch:
 _COLUMNS = "name, query, status, sort, created_at, opened_at"
 
 
+def name_form(name: str) -> str:
+    """``name`` as saved searches are named and looked up: NFC, without invisible format
+    characters (zero-width spaces and joiners, word joiner, byte-order mark, soft hyphen: the
+    Unicode category Cf), on one line with its white space collapsed. Names that look the same
+    have the same form, so they are one saved search."""
+    visible = "".join(ch for ch in name if unicodedata.category(ch) != "Cf")
+    return one_line(unicodedata.normalize("NFC", visible))
+
+
 def clean_name(name: str) -> str:
-    """``name`` on one line, trimmed; raises :class:`LibraryError` when it is empty or longer
+    """:func:`name_form` of ``name``; raises :class:`LibraryError` when it is empty or longer
     than :data:`NAME_MAX` characters."""
-    name = one_line(name).strip()
+    name = name_form(name)
     if not name:
-        raise LibraryError("a saved search needs a name")
+        raise LibraryError("a saved search needs a name of visible characters")
     if len(name) > NAME_MAX:
         raise LibraryError(f"a saved search's name has at most {NAME_MAX} characters")
     return name
@@ -104,8 +115,10 @@ def remove(conn: sqlite3.Connection, name: str) -> SavedSearch:
 def get(conn: sqlite3.Connection, name: str, schema: str = "") -> SavedSearch:
     """The saved search ``name`` (case aside); raises :class:`LibraryError` naming the saved
     searches there are when there is none."""
-    row = conn.execute(f"SELECT {_COLUMNS} FROM {schema}saved_searches WHERE name = ?",
-                       (one_line(name).strip(),)).fetchone()
+    # the name as saved now, else as typed (a name saved before names had one form)
+    row = conn.execute(f"SELECT {_COLUMNS} FROM {schema}saved_searches WHERE name IN (?, ?) "
+                       "ORDER BY name = ?1 DESC", (name_form(name), one_line(name).strip())
+                       ).fetchone()
     if row is None:
         names = [s.name for s in all_saved(conn, schema)]
         raise LibraryError(f"no saved search is named {one_line(name)!r}"
