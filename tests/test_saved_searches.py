@@ -109,7 +109,8 @@ def test_saved_searches_travel_in_a_marks_file_and_survive_a_repair(
     other.save_search("rl", "something else")
     summary = other.import_marks(json.dumps(
         {**data, "saved_searches": [*data["saved_searches"], {"name": "broken"}]}).encode())
-    assert summary.saved == 0 and "saved search" not in summary.line()  # "rl" is taken
+    assert (summary.saved, summary.saved_invalid) == (0, 1)  # "rl" is taken; "broken" is not sound
+    assert summary.line().endswith(", 1 saved search invalid (skipped)")
     other.remove_saved("rl")
     summary = other.import_marks(json.dumps(data).encode())
     assert summary.saved == 1 and summary.line().endswith("1 saved search added")
@@ -157,6 +158,29 @@ def test_the_command_line_saves_lists_runs_and_removes(run_cli) -> None:
         "removed 'rl': reinforcement learning"
     with pytest.raises(LibraryError, match="no saved search is named 'rl'"):
         run_cli("saved", "run", "rl")  # (the console script prints it on one line: exit 1)
+
+
+def test_an_import_counts_the_saved_searches_it_skips_as_invalid(
+        library: Library, tmp_path: Path) -> None:
+    """A malformed saved search in a marks file was dropped without a word: the summary and
+    its JSON said nothing of it."""
+    library.save_search("RL", "reinforcement learning")
+    data = library.export_marks()
+    bad = ["not an object", {"query": "x", "status": "all", "sort": "relevance"},
+           {"name": 5, "query": "x", "status": "all", "sort": "relevance"},
+           {"name": "q", "query": ["x"], "status": "all", "sort": "relevance"},
+           {"name": "s", "query": "x", "status": "unread", "sort": "relevance"},
+           {"name": "o", "query": "x", "status": "all", "sort": "date"},
+           {"name": "\u200b", "query": "x", "status": "all", "sort": "relevance"}]
+    other = Library([SHIPPED_SEEDS], tmp_path / "other")
+    other.sync()
+    summary = other.import_marks(json.dumps(
+        {**data, "saved_searches": [*data["saved_searches"], *bad]}).encode())
+    assert (summary.saved, summary.saved_invalid) == (1, len(bad))
+    assert summary.line().endswith("1 saved search added, 7 saved searches invalid (skipped)")
+    assert summary.to_json()["saved_invalid"] == len(bad)
+    assert [c.search.name for c in other.saved_searches()] == ["RL"]
+    other.close()
 
 
 @pytest.mark.parametrize("twin", ["RL\u200b watch", "RL\u00ad watch", "\ufeffRL watch",

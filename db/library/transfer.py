@@ -42,7 +42,7 @@ class MarksTransfer:
         finder = refind.Finder(self._index(), None, history.anchor, history.REATTACH_MIN_RATIO)
         summary = marks_io.import_marks(self._marks(), records, self._known, finder,
                                         annotations, self._describe)
-        added = saved_db.merge(self._marks(), saved)
+        added, summary.saved_invalid = saved_db.merge(self._marks(), saved)
         for search in added:  # what they find here now is what they found when carried
             saved_db.opened(self._marks(), search.name, self._hit_ids(search))
         summary.saved = len(added)

@@ -134,26 +134,43 @@ def all_saved(conn: sqlite3.Connection, schema: str = "") -> list[SavedSearch]:
         f"SELECT {_COLUMNS} FROM {schema}saved_searches ORDER BY name")]
 
 
-def merge(conn: sqlite3.Connection, records: list[dict]) -> list[SavedSearch]:
+def merge(conn: sqlite3.Connection, records: list) -> tuple[list[SavedSearch], int]:
     """Add the saved searches of an export (:meth:`SavedSearch.to_json` records) whose name is
-    not taken here (a name taken keeps what is here); returns those added. Records that are not
-    sound are skipped."""
-    added = []
+    not taken here (a name taken keeps what is here). Returns those added and how many records
+    were not sound (:func:`_from_record`) and were skipped."""
+    added, invalid = [], 0
     with write_transaction(conn):
-        for r in records:
-            try:
-                search = SavedSearch(clean_name(str(r["name"])), str(r["query"])[:QUERY_MAX],
-                                     str(r["status"]), str(r["sort"]), str(r["created_at"]),
-                                     str(r["opened_at"]))
-                check(search.status, search.sort)
-            except (KeyError, TypeError, LibraryError):
-                continue
-            if conn.execute(
+        for record in records:
+            search = _from_record(record)
+            if search is None:
+                invalid += 1
+            elif conn.execute(
                     f"INSERT OR IGNORE INTO saved_searches({_COLUMNS}) VALUES (?,?,?,?,?,?)",
                     (search.name, search.query, search.status, search.sort, search.created_at,
                      search.opened_at)).rowcount:
                 added.append(search)
-    return added
+    return added, invalid
+
+
+def _from_record(record: object) -> SavedSearch | None:
+    """The saved search of an exported record; None when it is not sound: not an object, a
+    name or query that is no string, a name empty once cleaned (:func:`clean_name`), an
+    unknown status or sort. Its times, when they are not strings, are now."""
+    if not isinstance(record, dict):
+        return None
+    name, query = record.get("name"), record.get("query")
+    status, sort = record.get("status", "all"), record.get("sort", "relevance")
+    if not (isinstance(name, str) and isinstance(query, str) and isinstance(status, str)
+            and isinstance(sort, str)):
+        return None
+    try:
+        check(status, sort)
+        name = clean_name(name)
+    except LibraryError:
+        return None
+    stamps = [record.get(key) for key in ("created_at", "opened_at")]
+    created, opened_at = (s if isinstance(s, str) else now() for s in stamps)
+    return SavedSearch(name, query[:QUERY_MAX], status, sort, created, opened_at)
 
 
 def remember_query(conn: sqlite3.Connection, query: str) -> None:
