@@ -183,6 +183,19 @@ def test_an_import_counts_the_saved_searches_it_skips_as_invalid(
     other.close()
 
 
+def test_a_paper_marked_and_set_back_to_new_has_not_arrived(library: Library) -> None:
+    """A watch list of new papers counted a paper marked and then set back to new as arrived,
+    though the search had found it all along: only its status had changed."""
+    library.save_search("new rl", "reinforcement learning", status="new")
+    library.save_search("rl by text", "reinforcement learning is:new")
+    first = ids(all_hits(library, "reinforcement learning"))[0]
+    library.set_status([first], "read")
+    library.open_saved("new rl")
+    library.open_saved("rl by text")
+    library.set_status([first], "new")
+    assert _counts(library) == {"new rl": (8, 8, 0), "rl by text": (8, 8, 0)}
+
+
 @pytest.mark.parametrize("twin", ["RL\u200b watch", "RL\u00ad watch", "\ufeffRL watch",
                                   "RL\u2060 watch", "RL \u200c\u200dwatch", "RL \t watch"])
 def test_saved_search_names_that_look_alike_are_one_name(library: Library, twin: str) -> None:

@@ -1,9 +1,10 @@
 """Saved searches and the query history, kept in the marks file (schema.MARKS_DDL).
 
 A saved search is a query with its status filter and sort order under a name; it remembers the
-papers it found when it was last opened (``saved_seen``), so that the papers it finds now and
-did not then are the ones that **arrived** since (a seed file added, next year's proceedings).
-Its name has one form (:func:`name_form`): names that look the same are the same name.
+papers its query found when it was last opened, whatever their status (``saved_seen``), so that
+the papers it finds now and did not then are the ones that **arrived** since (a seed file added,
+next year's proceedings), and a paper whose status alone changed has not. Its name has one form
+(:func:`name_form`): names that look the same are the same name.
 They are the reader's own, like the marks: in the marks file, its backups, its repair and
 ``papertray marks export``; never in the index, which is rebuilt at will.
 
