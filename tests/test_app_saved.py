@@ -4,6 +4,7 @@ brings back earlier queries, and a restart puts back the query and the cursor pa
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from textual.widgets import OptionList
@@ -145,3 +146,38 @@ async def test_a_saved_search_named_like_markup_is_shown_as_typed_in_the_palette
         prompts = {str(commands.get_option_at_index(i).prompt)
                    for i in range(commands.option_count)}
         assert {"Saved search: [/]", "Saved search: [bold]x[/bold]"} <= prompts
+
+
+#: A query of 1,500 characters of whole words (the search reads up to 2,000).
+LONG_QUERY = " ".join(f"graph{n}" for n in range(215))
+
+
+async def test_a_long_query_is_restored_whole_at_startup(tmp_path: Path) -> None:
+    """A query of 1,500 characters came back from settings.json cut at 1,000 characters,
+    mid-word: the length the history keeps, not the one the search reads."""
+    assert 1400 < len(LONG_QUERY) < 2000
+    app, seeds, data = shipped_app(tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await _search(pilot, LONG_QUERY)
+    with Library([seeds], data) as library:
+        assert library.query_history()[0] == LONG_QUERY
+    app = app_on(seeds, data)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        assert app.search_bar.value == LONG_QUERY
+
+
+def test_a_query_longer_than_a_search_reads_is_restored_cut_at_a_word(tmp_path: Path) -> None:
+    """A restored query past MAX_QUERY_CHARS is cut after a whole word, and the notice says so."""
+    from db.search.query import MAX_QUERY_CHARS
+    from tui.browser.settings import Settings
+
+    path = tmp_path / "settings.json"
+    query = " ".join(["transformers"] * 200)  # 2,599 characters
+    path.write_text(json.dumps({"query": query}), encoding="utf-8")
+    settings, notice = Settings.load(path)
+    kept = " ".join(["transformers"] * 153)  # 1,988 characters: a 154th word would pass 2,000
+    assert settings.query == kept and len(kept) <= MAX_QUERY_CHARS
+    assert notice == ("the query restored was cut to its first 1988 characters (whole words; "
+                      "a search reads at most 2000)")

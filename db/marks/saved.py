@@ -20,12 +20,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from db.marks.history import now
-from db.models import SORTS, STATUSES, LibraryError
+from db.models import MAX_QUERY_CHARS, SORTS, STATUSES, LibraryError
 from db.store.sqlite import write_transaction
-from db.text import one_line
+from db.text import cut_at_word, one_line
 
 NAME_MAX = 80  # characters of a saved search's name
-QUERY_MAX = 1000  # characters of a query kept in the history or saved
 HISTORY_MAX = 200  # queries kept in the history (the oldest go)
 
 
@@ -84,8 +83,8 @@ def save(conn: sqlite3.Connection, search: SavedSearch, seen: Iterable[str]) -> 
         replaced = conn.execute("DELETE FROM saved_searches WHERE name = ?",
                                 (search.name,)).rowcount > 0
         conn.execute(f"INSERT INTO saved_searches({_COLUMNS}) VALUES (?,?,?,?,?,?)",
-                     (search.name, search.query[:QUERY_MAX], search.status, search.sort,
-                      search.created_at, search.opened_at))
+                     (search.name, cut_at_word(search.query, MAX_QUERY_CHARS), search.status,
+                      search.sort, search.created_at, search.opened_at))
         _see(conn, search.name, seen)
     return replaced
 
@@ -171,13 +170,15 @@ def _from_record(record: object) -> SavedSearch | None:
         return None
     stamps = [record.get(key) for key in ("created_at", "opened_at")]
     created, opened_at = (s if isinstance(s, str) else now() for s in stamps)
-    return SavedSearch(name, query[:QUERY_MAX], status, sort, created, opened_at)
+    return SavedSearch(name, cut_at_word(query, MAX_QUERY_CHARS), status, sort, created,
+                       opened_at)
 
 
 def remember_query(conn: sqlite3.Connection, query: str) -> None:
-    """Put ``query`` first in the history (once; blank ones are not kept), the oldest past
+    """Put ``query`` first in the history (once; blank ones are not kept; past
+    :data:`db.models.MAX_QUERY_CHARS`, cut after a whole word), the oldest past
     :data:`HISTORY_MAX` dropped."""
-    query = one_line(query).strip()[:QUERY_MAX]
+    query = cut_at_word(one_line(query).strip(), MAX_QUERY_CHARS)
     if not query:
         return
     with write_transaction(conn):
