@@ -12,6 +12,7 @@ from textual.widgets import OptionList
 from db import Library
 from tests.tui_support import (
     app_on,
+    burst,
     palette_commands,
     record_notifications,
     settle,
@@ -20,6 +21,7 @@ from tests.tui_support import (
     wait_for,
 )
 from tui.browser.saved_screen import SavedSearchesScreen
+from tui.keymap import KEYS_FILE, config_dir
 
 
 async def _search(pilot, query: str) -> None:
@@ -115,6 +117,50 @@ async def test_up_in_an_empty_search_bar_walks_back_through_earlier_queries(
         await settle(pilot)
     with Library([seeds], data) as library:
         assert library.query_history() == ["moe", "graph", "mixture of experts"]
+
+
+async def test_down_while_walking_the_history_steps_forward_not_out_of_the_search_bar(
+        tmp_path: Path) -> None:
+    """Down while walking the history with Up left the search bar: Down is the key that leaves
+    it, and walking was no state it knew of. As in a shell, Down now steps to the next newer
+    query, past the newest to the empty line, and leaves only when not walking."""
+    app, _seeds, _data = shipped_app(tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        for query in ("graph", "mixture of experts", "diffusion"):
+            await _search(pilot, query)
+        burst(app, ["slash", "ctrl+u", "up", "up", "up", "down"])  # at once, as over SSH
+        await settle(pilot)
+        assert (app.focused, app.search_bar.value) == (app.search_bar.input,
+                                                       "mixture of experts")
+        await pilot.press("down")
+        assert (app.focused, app.search_bar.value) == (app.search_bar.input, "diffusion")
+        await pilot.press("down")  # past the newest: the empty line, still in the search bar
+        assert (app.focused, app.search_bar.value) == (app.search_bar.input, "")
+        await pilot.press("down")  # not walking the history: back to the results
+        await settle(pilot)
+        assert app.focused is app.table
+        burst(app, ["slash", "ctrl+u", "up", "down", "down", "j"])  # Down leaves; j moves
+        await settle(pilot)
+        assert (app.focused, app.search_bar.value, app.table.cursor_row) == (app.table, "", 1)
+
+
+async def test_keys_toml_gives_the_history_other_keys(tmp_path: Path) -> None:
+    """The history's keys come from the table of actions, so keys.toml can move them."""
+    config_dir().mkdir(parents=True, exist_ok=True)
+    (config_dir() / KEYS_FILE).write_text('history-back = "f5"\nhistory-forward = "f6"\n',
+                                          encoding="utf-8")
+    app, _seeds, _data = shipped_app(tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        for query in ("graph", "diffusion"):
+            await _search(pilot, query)
+        await pilot.press("slash", "ctrl+u", "f5", "f5")
+        assert app.search_bar.value == "graph"
+        await pilot.press("f6")
+        assert (app.focused, app.search_bar.value) == (app.search_bar.input, "diffusion")
+        await pilot.press("up")  # no longer a key of the history
+        assert app.search_bar.value == "diffusion"
 
 
 async def test_a_restart_puts_back_the_query_and_the_cursor_paper(tmp_path: Path) -> None:
