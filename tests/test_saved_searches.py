@@ -208,6 +208,17 @@ def test_saved_search_names_that_look_alike_are_one_name(library: Library, twin:
     assert [c.search.name for c in library.saved_searches()] == ["RL watch"]
 
 
+def test_a_name_saved_before_names_had_one_form_is_still_found(library: Library) -> None:
+    """A marks file may hold a name with a zero-width space, saved before names had one form:
+    it is still opened and removed by the name as it is."""
+    library.save_search("RL", "reinforcement learning")
+    with contextlib.closing(sqlite3.connect(library.paths.marks)) as conn, conn:
+        conn.execute("UPDATE saved_searches SET name = 'R\u200bL'")
+        conn.execute("UPDATE saved_seen SET name = 'R\u200bL'")
+    assert library.open_saved("R\u200bL")[0].name == "R\u200bL"
+    assert library.remove_saved("R\u200bL").query == "reinforcement learning"
+
+
 def test_saved_search_names_are_nfc_and_an_invisible_name_is_refused(run_cli) -> None:
     """"café" typed as NFD and as NFC were two saved searches; a name of zero-width spaces was
     saved as an invisible name."""
@@ -217,3 +228,17 @@ def test_saved_search_names_are_nfc_and_an_invisible_name_is_refused(run_cli) ->
     assert [d["name"] for d in run_cli("saved", "--json").json()] == ["caf\u00e9"]
     with pytest.raises(LibraryError, match=r"^a saved search needs a name of visible characters$"):
         run_cli("saved", "add", "\u200b\u00ad \ufeff", "graph")
+
+
+def test_queries_kept_are_as_long_as_a_search_reads_and_cut_after_a_word(
+        library: Library) -> None:
+    """The history and saved searches cut a query at 1,000 characters, mid-word, though a
+    search reads 2,000."""
+    long = " ".join(["transformers"] * 120)  # 1,559 characters
+    longer = " ".join(["transformers"] * 200)  # 2,599
+    library.remember_query(long)
+    library.remember_query(longer)
+    library.save_search("long", longer)
+    kept = " ".join(["transformers"] * 153)  # 1,988: a 154th word would pass 2,000
+    assert library.query_history() == [kept, long]
+    assert library.saved_search("long").search.query == kept

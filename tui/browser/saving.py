@@ -18,8 +18,8 @@ from collections.abc import Callable
 
 from db.library.saved import SavedCounts
 from db.marks.saved import HISTORY_MAX, NAME_MAX
-from db.models import LibraryError
-from db.text import one_line
+from db.models import MAX_QUERY_CHARS, LibraryError
+from db.text import cut_at_word, one_line
 from tui.browser.editors import TextPrompt
 from tui.browser.saved_screen import Choice, SavedSearchesScreen
 
@@ -57,8 +57,9 @@ class SavingApp:
         self.query_history = list(history)  # type: ignore[call-overload]
 
     def remember_query(self, query: str) -> None:
-        """Put ``query`` first in the history, here and in the marks file."""
-        query = one_line(query).strip()
+        """Put ``query`` first in the history, here and in the marks file (as the marks file
+        keeps it: :func:`db.marks.saved.remember_query`)."""
+        query = cut_at_word(one_line(query).strip(), MAX_QUERY_CHARS)
         self._history_at = -1
         if not query or self.lib is None:
             return
