@@ -156,10 +156,14 @@ async def test_keys_toml_gives_the_history_other_keys(tmp_path: Path) -> None:
         for query in ("graph", "diffusion"):
             await _search(pilot, query)
         await pilot.press("slash", "ctrl+u", "f5", "f5")
-        assert app.search_bar.value == "graph"
+        await wait_for(pilot, lambda: app.search_bar.value == "graph", "f5 f5 to walk back",
+                       state=lambda: app.search_bar.value)
         await pilot.press("f6")
-        assert (app.focused, app.search_bar.value) == (app.search_bar.input, "diffusion")
+        await wait_for(pilot, lambda: app.search_bar.value == "diffusion", "f6 to walk on",
+                       state=lambda: app.search_bar.value)
+        assert app.focused is app.search_bar.input
         await pilot.press("up")  # no longer a key of the history
+        await settle(pilot)
         assert app.search_bar.value == "diffusion"
 
 

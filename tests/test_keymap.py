@@ -90,6 +90,21 @@ def test_a_file_rebinds_the_actions_it_names_and_no_other(tmp_path: Path) -> Non
     assert "app.sort" not in textual  # neither rebound nor in the footer
 
 
+def test_the_keymap_names_every_binding_that_shares_a_key_with_one_it_names(tmp_path: Path):
+    """Textual takes a key from every binding of the node when its keymap names one binding
+    of that key: with any keys.toml, Enter would no longer leave the search bar (the table's
+    "open" is in the keymap, being in the footer) and Esc no longer clear a selection."""
+    textual = load_keymap(_write(tmp_path, 'history-back = "f5"\n')).for_textual()
+    assert (textual["app.open"], textual["app.leave-search-enter"]) == ("enter", "enter")
+    assert (textual["app.leave-search"], textual["app.clear-selection"]) == ("escape", "escape")
+    by_key: dict[tuple[str, str], set[str]] = {}
+    for action in ACTIONS.values():
+        for key in action.keys:
+            by_key.setdefault((action.owner, key), set()).add(action.id)
+    for ids in by_key.values():
+        assert all(i in textual for i in ids) or not any(i in textual for i in ids), ids
+
+
 def test_the_reading_view_and_the_results_may_share_keys_not_the_marks(tmp_path: Path) -> None:
     """n is next-new on the results only: the reading view may give it to read-next; x marks
     new in both places, so read-close cannot have it."""

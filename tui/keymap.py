@@ -146,8 +146,21 @@ class Keymap:
         short (Textual applies it each time it looks up the bindings, at every key)."""
         if not self.rebound:
             return {}
+        chosen = {name for name, action in ACTIONS.items()
+                  if name in self.rebound or action.show}
+        # Textual takes a key away from every binding of a node when its keymap names one
+        # binding of that key (Enter: "open" on the table and "leave-search-enter" in the search
+        # bar are both the app's): the actions sharing a key with one in the keymap go in too
+        while True:
+            taken = {(ACTIONS[name].owner, key) for name in chosen
+                     for key in (*ACTIONS[name].keys, *self.keys[name])}
+            more = {name for name, action in ACTIONS.items() if name not in chosen
+                    and any((action.owner, key) in taken for key in action.keys)}
+            if not more:
+                break
+            chosen |= more
         return {action.id: ",".join(self.keys[name]) for name, action in ACTIONS.items()
-                if name in self.rebound or action.show}
+                if name in chosen}
 
 
 class KeymapError(ValueError):
