@@ -289,6 +289,15 @@ def merge_into_versions(index: sqlite3.Connection, marks: sqlite3.Connection,
             "SELECT 1 FROM papers WHERE id=?", (pid,)).fetchone()), None)
         if here:
             moves.append((orphan, here))
+    return _merge(marks, moves)
+
+
+def _merge(marks: sqlite3.Connection, moves: list[tuple[str, str]],
+           anchors: dict[str, str] | None = None) -> int:
+    """Merge the marks, notes and tags of each ``(old id, new id)`` into the new id (the newer
+    mark and note win, tags are joined), recorded as ``reattach`` in ``mark_events``; with
+    ``anchors`` (new id → its text's anchor), what moved remembers the new paper's text.
+    Returns how many merged."""
     if not moves:
         return 0
     stamp = now()
@@ -296,8 +305,35 @@ def merge_into_versions(index: sqlite3.Connection, marks: sqlite3.Connection,
         batch = next_batch(marks)
         for orphan, here in moves:
             status = notes.merge(marks, orphan, here)
+            if anchors and here in anchors:
+                for table in ("marks", "annotation_anchors"):
+                    marks.execute(f"UPDATE {table} SET anchor=? WHERE paper_id=?",
+                                  (anchors[here], here))
             log_event(marks, batch, stamp, "reattach", orphan, status, status, here)
     return len(moves)
+
+
+def follow_titles(index: sqlite3.Connection, marks: sqlite3.Connection,
+                  merged: list[tuple[str, str]]) -> int:
+    """After a sync that made catalogue titles one paper with their abstracts
+    (:mod:`db.index.catalogue`): the marks, notes and tags of each title-only paper
+    (``(title id, abstract id)`` in ``merged``) that the index has no more merge into the
+    abstract's paper, as an orphan's merge into its other version (:func:`merge_into_versions`).
+    Returns how many merged."""
+    if not merged:
+        return 0
+    wanted = dict(merged)
+    held = {pid for (pid,) in marks.execute(
+        "SELECT paper_id FROM marks UNION SELECT paper_id FROM notes "
+        "UNION SELECT paper_id FROM tags") if pid in wanted}
+    moves = [(old, wanted[old]) for old in sorted(held) if not index.execute(
+        "SELECT 1 FROM papers WHERE id=?", (old,)).fetchone()]
+    anchors = {}
+    for _, new in moves:
+        row = index.execute("SELECT abstract FROM papers WHERE id=?", (new,)).fetchone()
+        if row:
+            anchors[new] = anchor(row[0])
+    return _merge(marks, moves, anchors)
 
 
 def _annotated(index: sqlite3.Connection, ids: list[str]) -> list[tuple[str, str]]:
