@@ -94,7 +94,7 @@ def _seed_bytes(seed_paths: list[Path]) -> int:
 
 
 def _first_build(conn: sqlite3.Connection, seed_paths: list[Path], force: bool,
-                 progress: Progress | None, report: SyncReport, hold) -> Changes | None:
+                 progress: Progress | None, report: SyncReport, hold=None) -> Changes | None:
     """A sync into an index with no papers: each file's papers are written as soon as it is
     parsed, so the writing overlaps the parsing of the next files (worker processes) instead
     of following all of it. Returns the papers added, or None when the write lock is not free at
@@ -129,7 +129,7 @@ def _first_build(conn: sqlite3.Connection, seed_paths: list[Path], force: bool,
 
 
 def _rebuild(conn: sqlite3.Connection, seed_paths: list[Path], progress: Progress | None,
-             report: SyncReport, hold) -> Changes:
+             report: SyncReport, hold=None) -> Changes:
     """A forced sync: the index made again from nothing (every schema object dropped and
     created, every seed file parsed), in one write transaction that holds the index's lock
     (waiting the busy timeout for it) from the first drop to the last insert: a reader sees the
