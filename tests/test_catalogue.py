@@ -14,7 +14,7 @@ import pytest
 
 from db import Library
 from db.seeds.formats import title_id
-from tests.db_support import DATA, FILE_B, SHIPPED_SEEDS, all_hits, copy_seeds
+from tests.db_support import DATA, FILE_A, FILE_B, SHIPPED_SEEDS, all_hits, copy_seeds
 
 SAMPLE = DATA / "catalogue" / "icml_catalogue_sample.jsonl"
 PARM, PARM_TITLE = "0412d482992496cb", (
@@ -142,7 +142,9 @@ def test_the_catalogue_is_matched_again_when_abstracts_come_and_go(tmp_path):
     with Library([seeds], tmp_path / "data") as lib:
         lib.sync()
         in_a = {e for e in MATCHED if e not in _ids_of(lib, FILE_B)}
-        assert in_a  # abstracts only the first file has
+        only_b = sorted(set(MATCHED) - _ids_of(lib, FILE_A))
+        assert in_a and only_b  # abstracts only the first file has, and only the second
+        lib.set_status([only_b[0]], "to-read")
         (seeds / FILE_B).rename(tmp_path / FILE_B)
         report = lib.sync()
         titles = _titles(lib)
@@ -151,10 +153,14 @@ def test_the_catalogue_is_matched_again_when_abstracts_come_and_go(tmp_path):
         assert {pid: titles[pid] for pid in in_a} == {pid: MATCHED[pid] for pid in in_a}
         gone = {MATCHED[pid] for pid in MATCHED if pid not in titles}
         assert gone and gone <= set(titles.values())  # title-only papers again
+        # the mark of an abstract gone is on its title now, and back when the abstract is
+        alone = title_id(MATCHED[only_b[0]])
+        assert (lib.get(alone).status, report.reattached, report.orphans) == ("to-read", 1, 0)
         (tmp_path / FILE_B).rename(seeds / FILE_B)
         report = lib.sync()
-        assert (_outcomes(report), report.papers) == ((7, 1, 8), 44)
+        assert (_outcomes(report), report.papers, report.reattached) == ((7, 1, 8), 44, 1)
         assert {pid: _titles(lib)[pid] for pid in MATCHED} == MATCHED
+        assert lib.get(only_b[0]).status == "to-read" and lib.orphans() == []
 
 
 def _ids_of(lib: Library, file: str) -> set[str]:

@@ -105,6 +105,8 @@ class Held:
         report counts what changed against the index before (not the steps between)."""
         conn, paths = self.conn, [str(p.path) for p in plans]
         ids_before = _sourced(conn, paths)
+        unchanged = [path for path in paths if path not in self.held]
+        at_before = _places(conn, unchanged)
         before = _fields(conn, ids_before)
         scratch = SyncReport()
         Writer(conn, scratch, self.force, bulk=False).finish(paths)
@@ -125,6 +127,11 @@ class Held:
             writer.add(p)
         written = writer.finish([])
         ids_after = _sourced(conn, paths)
+        # an entry of an unchanged catalogue whose paper changed (its abstract gone: the title
+        # alone again, or a title-only paper now one with its abstract): marks follow it
+        at_after = _places(conn, unchanged)
+        merged += [(pid, at_after[place]) for place, pid in at_before.items()
+                   if at_after.get(place, pid) != pid]
         now = _fields(conn, ids_before | ids_after)
         added = [i for i in written.added if i not in ids_before]
         self.report.added += len(added)
@@ -197,6 +204,15 @@ def _sourced(conn: sqlite3.Connection, paths: Iterable[str]) -> set[str]:
     for path in paths:
         found.update(r[0] for r in conn.execute("SELECT paper_id FROM sources WHERE file=?",
                                                 (path,)))
+    return found
+
+
+def _places(conn: sqlite3.Connection, paths: list[str]) -> dict[tuple[str, int], str]:
+    """``{(file, position): paper id}`` of every source in the files ``paths``."""
+    found = {}
+    for path in paths:
+        found.update(((path, position), pid) for position, pid in conn.execute(
+            "SELECT position, paper_id FROM sources WHERE file=?", (path,)))
     return found
 
 

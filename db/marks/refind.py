@@ -315,11 +315,11 @@ def _merge(marks: sqlite3.Connection, moves: list[tuple[str, str]],
 
 def follow_titles(index: sqlite3.Connection, marks: sqlite3.Connection,
                   merged: list[tuple[str, str]]) -> int:
-    """After a sync that made catalogue titles one paper with their abstracts
-    (:mod:`db.index.catalogue`): the marks, notes and tags of each title-only paper
-    (``(title id, abstract id)`` in ``merged``) that the index has no more merge into the
-    abstract's paper, as an orphan's merge into its other version (:func:`merge_into_versions`).
-    Returns how many merged."""
+    """After a sync that made catalogue titles one paper with their abstracts, or a title
+    alone again (:mod:`db.index.catalogue`): the marks, notes and tags of each paper that the
+    index has no more (``(old id, new id)`` in ``merged``: a title-only paper, or an abstract
+    gone from the seed files) merge into the paper that took its place, as an orphan's merge
+    into its other version (:func:`merge_into_versions`). Returns how many merged."""
     if not merged:
         return 0
     wanted = dict(merged)
@@ -330,7 +330,8 @@ def follow_titles(index: sqlite3.Connection, marks: sqlite3.Connection,
         "SELECT 1 FROM papers WHERE id=?", (old,)).fetchone()]
     anchors = {}
     for _, new in moves:
-        row = index.execute("SELECT abstract FROM papers WHERE id=?", (new,)).fetchone()
+        row = index.execute("SELECT coalesce(nullif(abstract, ''), title) FROM papers "
+                            "WHERE id=?", (new,)).fetchone()
         if row:
             anchors[new] = anchor(row[0])
     return _merge(marks, moves, anchors)
