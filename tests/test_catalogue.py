@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from db import Library
+from db.search.known import same_year
 from db.seeds.formats import title_id
 from tests.db_support import DATA, FILE_A, FILE_B, SHIPPED_SEEDS, all_hits, copy_seeds
 
@@ -180,6 +181,20 @@ def test_an_edited_catalogue_is_matched_again(tmp_path):
         assert (_outcomes(report), report.papers, report.removed, report.changed) == (
             (8, 0, 7), 42, 2, 1)
         assert lib.get(SECANT).title == "Secant Line Search for Frank-Wolfe Algorithms"
+
+
+def test_abstracts_of_another_year_or_conference_are_not_its_papers(tmp_path):
+    seeds = _with_sample(tmp_path)
+    for name, header in ((FILE_A, "ICML 2024 Papers"), (FILE_B, "NeurIPS 2025 Papers")):
+        text = (seeds / name).read_text(encoding="utf-8")
+        (seeds / name).write_text(header + text[text.index("\n"):], encoding="utf-8")
+    with Library([seeds], tmp_path / "data") as lib:
+        report = lib.sync()
+        assert (_outcomes(report), report.papers) == ((0, 0, 16), 35 + 16)
+    assert [same_year(c, "ICML 2025") for c in (
+        "ICML 2025", "ICML 2025 Workshops", "ICML 2024", "NeurIPS 2025", "My reading list", "")
+    ] == [True, True, False, False, True, True]
+    assert same_year("NeurIPS 2024", "my papers") and same_year("ICML 2025", "")
 
 
 def test_a_file_with_one_abstract_is_no_catalogue(tmp_path):

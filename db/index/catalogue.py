@@ -31,9 +31,10 @@ from db.models import SyncReport
 from db.seeds.entry import Entry
 from db.seeds.formats import title_id
 
-#: ``match_titles(conn, titles)`` → one ``(paper id or None, outcome)`` per title, in order;
-#: outcome "matched", "ambiguous" or "unmatched"; at most one title per paper. Reads the index.
-MatchTitles = Callable[[sqlite3.Connection, list[str]], list[tuple[str | None, str]]]
+#: ``match_titles(conn, titles, collection)`` → one ``(paper id or None, outcome)`` per title
+#: of a catalogue of ``collection`` ("ICML 2025"), in order; outcome "matched", "ambiguous" or
+#: "unmatched"; at most one title per paper. Reads the index.
+MatchTitles = Callable[[sqlite3.Connection, list[str], str], list[tuple[str | None, str]]]
 
 _ENTRY_FIELDS = frozenset(f.name for f in fields(Entry))
 
@@ -112,7 +113,7 @@ class Held:
         Writer(conn, scratch, self.force, bulk=False).finish(paths)
         merged: list[tuple[str, str]] = []
         for p in plans:
-            p.entries, outcomes, found = self._matched(p.entries or [])
+            p.entries, outcomes, found = self._matched(p.entries or [], p.collection)
             merged += found
             # (an abstract the catalogue was no source of is as it was before the sync)
             before.update(_fields(conn, {pid for _, pid in found} - before.keys()))
@@ -139,12 +140,12 @@ class Held:
         self.report.changed += sum(i in now and now[i] != old for i, old in before.items())
         return Changes(added, sorted(ids_before - ids_after), merged)
 
-    def _matched(self, records: list[Entry]
+    def _matched(self, records: list[Entry], collection: str
                  ) -> tuple[list[Entry], list[tuple[int, str, str]], list[tuple[str, str]]]:
         """The catalogue's entries with each matched record made its abstract's entry, what
         each found (position, outcome, its record's fields), and ``(title id, abstract id)`` of
         each match."""
-        found = self.match_titles(self.conn, [e.title or "" for e in records])
+        found = self.match_titles(self.conn, [e.title or "" for e in records], collection)
         abstracts = {e.id: e for e in entries_of(self.conn, [pid for pid, _ in found if pid])}
         entries, outcomes, merged = [], [], []
         for record, (pid, outcome) in zip(records, found, strict=True):

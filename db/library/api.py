@@ -50,9 +50,9 @@ def _similar():
     return similar
 
 
-def _match_titles(conn: sqlite3.Connection, titles: list[str]) -> list:
+def _match_titles(conn: sqlite3.Connection, titles: list[str], collection: str) -> list:
     from db.search.known import match_titles  # (when a catalogue is matched)
-    return match_titles(conn, titles)
+    return match_titles(conn, titles, collection)
 
 
 class Library(SavedSearches, MarksTransfer):

@@ -26,6 +26,7 @@ told apart from another is **ambiguous**.
 from __future__ import annotations
 
 import math
+import re
 import sqlite3
 from typing import NamedTuple
 
@@ -103,12 +104,15 @@ class _Kept(_Matcher):
 
 
 class Titles:
-    """Scores titles against the abstracts of an index (the connection, read only)."""
+    """Scores titles against the abstracts of an index (the connection, read only) that have
+    no title and whose collection may be the catalogue's ``collection`` (:func:`same_year`)."""
 
-    def __init__(self, conn: sqlite3.Connection):
+    def __init__(self, conn: sqlite3.Connection, collection: str = ""):
         self.conn = conn
         self.papers = conn.execute("SELECT max(rowid) FROM papers").fetchone()[0] or 1
         self.docs: dict[str, _Doc] = {}
+        self.collection = collection
+        self.fits: dict[str, bool] = {}  # collection → same_year(it, self.collection)
 
     def scored(self, title: str) -> tuple[float, list[tuple[str, float]]]:
         """The title's idf mass and ``(paper id, score)`` of its best abstracts, best first."""
@@ -117,15 +121,45 @@ class Titles:
         found = slots(self.conn, q)
         for s in found:
             s.idf = math.log(1 + (self.papers - s.df + 0.5) / (s.df + 0.5))
-        rowids = _rare_word_candidates(self.conn, found)[:CANDIDATES]
+        rowids = self._candidates(_rare_word_candidates(self.conn, found))
         if not rowids:
             return 0.0, []
         match = _Kept(found, self.docs)
         scored = [(pid, _score(match, name or "", body)) for pid, name, body in self.conn.execute(
             f"SELECT id, name, coalesce(body, abstract) FROM papers WHERE rowid IN "
-            f"({','.join('?' * len(rowids))}) AND abstract != ''", rowids)]
+            f"({','.join('?' * len(rowids))})", rowids)]
         scored.sort(key=lambda r: (-r[1], r[0]))
         return sum(s.idf for s in found), scored
+
+    def _candidates(self, rowids: list[int]) -> list[int]:
+        """The first :data:`CANDIDATES` of ``rowids`` that are abstracts without a title of a
+        collection that fits."""
+        if not rowids:
+            return []
+        fits = {}
+        for rowid, collection in self.conn.execute(
+                f"SELECT rowid, collection FROM papers WHERE rowid IN "
+                f"({','.join('?' * len(rowids))}) AND abstract != '' AND title IS NULL", rowids):
+            if collection not in self.fits:
+                self.fits[collection] = same_year(collection, self.collection)
+            fits[rowid] = self.fits[collection]
+        return [r for r in rowids if fits.get(r)][:CANDIDATES]
+
+
+_YEAR_RE = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")
+
+
+def same_year(collection: str, catalogue: str) -> bool:
+    """Whether an abstract of ``collection`` may be in a catalogue of collection ``catalogue``
+    ("ICML 2025"): not when both name a year and the years differ, or the abstract's names
+    another conference ("NeurIPS 2025": the word before the year)."""
+    wanted, years = _YEAR_RE.search(catalogue), _YEAR_RE.findall(collection)
+    if not wanted or not years:
+        return True
+    if wanted.group() not in years:
+        return False
+    venue = catalogue[:wanted.start()].split()[-1:]
+    return not venue or venue[0].casefold() in collection.casefold()
 
 
 def evidence(score: float, weight: float) -> float:
@@ -135,10 +169,11 @@ def evidence(score: float, weight: float) -> float:
     return score ** 3 * weight
 
 
-def match_titles(conn: sqlite3.Connection, titles: list[str]) -> list[Match]:
-    """The abstract each of ``titles`` names, in order (module docstring): at most one title
-    per abstract. Reads the index only."""
-    scorer = Titles(conn)
+def match_titles(conn: sqlite3.Connection, titles: list[str], collection: str = ""
+                 ) -> list[Match]:
+    """The abstract each of ``titles`` (of a catalogue of ``collection``) names, in order
+    (module docstring): at most one title per abstract. Reads the index only."""
+    scorer = Titles(conn, collection)
     best: list[tuple[str, float, float, bool]] = []  # (paper id, score, evidence, clear)
     claims: dict[str, list[float]] = {}  # abstract → evidence of each title whose best it is
     for title in titles:
