@@ -93,7 +93,7 @@ class Held:
         for path in {*self.parsed, *removed} - set(self.held):  # no catalogue (any more)
             conn.execute("DELETE FROM catalogue WHERE file=?", (path,))
         plans = list(self.held.values())
-        if first.added or first.left:  # papers came or went: every catalogue is matched again
+        if _abstracts_moved(conn, first.added + first.left):  # every catalogue is matched again
             plans += [p for p in _stored(conn) if str(p.path) not in self.held]
         if not plans:
             return first
@@ -206,6 +206,22 @@ def _sourced(conn: sqlite3.Connection, paths: Iterable[str]) -> set[str]:
         found.update(r[0] for r in conn.execute("SELECT paper_id FROM sources WHERE file=?",
                                                 (path,)))
     return found
+
+
+def _abstracts_moved(conn: sqlite3.Connection, ids: list[str]) -> bool:
+    """Whether any of the papers ``ids`` (added, or that lost a source) is gone, or is an
+    abstract: only those change what a catalogue's titles find (title-only papers added by a
+    file of titles do not)."""
+    for at in range(0, len(ids), 500):
+        chunk = ids[at:at + 500]
+        marks = ",".join("?" * len(chunk))
+        known = conn.execute(f"SELECT count(*) FROM papers WHERE id IN ({marks})",
+                             chunk).fetchone()[0]
+        if known < len(set(chunk)) or conn.execute(
+                f"SELECT 1 FROM papers WHERE id IN ({marks}) AND abstract != '' LIMIT 1",
+                chunk).fetchone():
+            return True
+    return False
 
 
 def _places(conn: sqlite3.Connection, paths: list[str]) -> dict[tuple[str, int], str]:

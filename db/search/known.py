@@ -104,8 +104,10 @@ class _Kept(_Matcher):
 
 
 class Titles:
-    """Scores titles against the abstracts of an index (the connection, read only) that have
-    no title and whose collection may be the catalogue's ``collection`` (:func:`same_year`)."""
+    """Scores titles against the abstracts of an index (the connection, read only) whose
+    collection may be the catalogue's ``collection`` (:func:`same_year`). An abstract with a
+    title of its own (a file with fields) is one too: a catalogue's title that finds it makes
+    one paper of the two, whose fields the first file with fields gives (docs/seeds.md)."""
 
     def __init__(self, conn: sqlite3.Connection, collection: str = ""):
         self.conn = conn
@@ -132,14 +134,14 @@ class Titles:
         return sum(s.idf for s in found), scored
 
     def _candidates(self, rowids: list[int]) -> list[int]:
-        """The first :data:`CANDIDATES` of ``rowids`` that are abstracts without a title of a
-        collection that fits."""
+        """The first :data:`CANDIDATES` of ``rowids`` that are abstracts of a collection that
+        fits."""
         if not rowids:
             return []
         fits = {}
         for rowid, collection in self.conn.execute(
                 f"SELECT rowid, collection FROM papers WHERE rowid IN "
-                f"({','.join('?' * len(rowids))}) AND abstract != '' AND title IS NULL", rowids):
+                f"({','.join('?' * len(rowids))}) AND abstract != ''", rowids):
             if collection not in self.fits:
                 self.fits[collection] = same_year(collection, self.collection)
             fits[rowid] = self.fits[collection]
