@@ -93,8 +93,9 @@ class Held:
         for path in {*self.parsed, *removed} - set(self.held):  # no catalogue (any more)
             conn.execute("DELETE FROM catalogue WHERE file=?", (path,))
         plans = list(self.held.values())
-        if _abstracts_moved(conn, first.added + first.left):  # every catalogue is matched again
-            plans += [p for p in _stored(conn) if str(p.path) not in self.held]
+        stored = _stored(conn, set(self.held))
+        if stored and _abstracts_moved(conn, first.added + first.left):  # matched again
+            plans += [_with_entries(conn, p) for p in stored]
         if not plans:
             return first
         second = self._rematch(plans)
@@ -185,18 +186,22 @@ def record_entry(position: int, collection: str, meta: str) -> Entry:
     return replace(entry, **given, rich=True)
 
 
-def _stored(conn: sqlite3.Connection) -> list[Planned]:
-    """The catalogues the index has (read whole before), rebuilt from it as parsed files."""
-    plans = []
-    for path, display, size, mtime_ns, sha256, reason, collection in conn.execute(
-            "SELECT path, display, size, mtime_ns, sha256, reason, collection FROM files "
-            "WHERE status = 'loaded' AND path IN (SELECT file FROM catalogue)").fetchall():
-        entries = [record_entry(position, collection or "", meta) for position, meta in
-                   conn.execute("SELECT position, meta FROM catalogue WHERE file=? "
-                                "ORDER BY position", (path,))]
-        plans.append(Planned(Path(path), display, size, mtime_ns, sha256, "loaded",
-                             reason or "", collection or "", entries))
-    return plans
+def _stored(conn: sqlite3.Connection, but: set[str]) -> list[Planned]:
+    """The catalogues the index has (read whole before), but those in ``but``, as files
+    parsed, without their entries (:func:`_with_entries`)."""
+    return [Planned(Path(path), display, size, mtime_ns, sha256, "loaded", reason or "",
+                    collection or "")
+            for path, display, size, mtime_ns, sha256, reason, collection in conn.execute(
+                "SELECT path, display, size, mtime_ns, sha256, reason, collection FROM files "
+                "WHERE status = 'loaded' AND path IN (SELECT file FROM catalogue)")
+            if path not in but]
+
+
+def _with_entries(conn: sqlite3.Connection, p: Planned) -> Planned:
+    """A stored catalogue with its records (as its file gave them) rebuilt from the index."""
+    p.entries = [record_entry(position, p.collection, meta) for position, meta in conn.execute(
+        "SELECT position, meta FROM catalogue WHERE file=? ORDER BY position", (str(p.path),))]
+    return p
 
 
 def _sourced(conn: sqlite3.Connection, paths: Iterable[str]) -> set[str]:
