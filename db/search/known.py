@@ -58,6 +58,11 @@ EVIDENCE_RATIO = 1.3
 CANDIDATES = 8
 #: Abstracts whose stemmed words are kept between titles (each ~180 words).
 KEPT_DOCS = 20_000
+#: A catalogue that may name at most this many abstracts (of its year and conference, or of
+#: none named) looks its titles up among them in memory (:class:`_Pool`), not in the FTS index:
+#: ICML 2025's 3,340 titles against the 35 shipped abstracts in ~0.5 s instead of ~1.3 s, and
+#: beside 87,000 abstracts of other years in as little.
+POOL_MAX = 5_000
 
 
 class Match(NamedTuple):
@@ -114,7 +119,9 @@ class Titles:
         self.papers = conn.execute("SELECT max(rowid) FROM papers").fetchone()[0] or 1
         self.docs: dict[str, _Doc] = {}
         self.collection = collection
-        self.fits: dict[str, bool] = {}  # collection → same_year(it, self.collection)
+        self.fits = {c: same_year(c, collection) for (c,) in conn.execute(
+            "SELECT DISTINCT collection FROM papers")}  # collection → it may be the catalogue's
+        self.pool = self._pool()
 
     def scored(self, title: str) -> tuple[float, list[tuple[str, float]]]:
         """The title's idf mass and ``(paper id, score)`` of its best abstracts, best first."""
@@ -123,29 +130,71 @@ class Titles:
         found = slots(self.conn, q)
         for s in found:
             s.idf = math.log(1 + (self.papers - s.df + 0.5) / (s.df + 0.5))
-        rowids = self._candidates(_rare_word_candidates(self.conn, found))
-        if not rowids:
+        if self.pool is not None:
+            papers = self.pool.candidates(found)
+        else:
+            rowids = self._candidates(_rare_word_candidates(self.conn, found))
+            papers = self.conn.execute(
+                f"SELECT id, name, coalesce(body, abstract) FROM papers WHERE rowid IN "
+                f"({','.join('?' * len(rowids))})", rowids).fetchall() if rowids else []
+        if not papers:
             return 0.0, []
         match = _Kept(found, self.docs)
-        scored = [(pid, _score(match, name or "", body)) for pid, name, body in self.conn.execute(
-            f"SELECT id, name, coalesce(body, abstract) FROM papers WHERE rowid IN "
-            f"({','.join('?' * len(rowids))})", rowids)]
+        scored = [(pid, _score(match, name or "", body)) for pid, name, body in papers]
         scored.sort(key=lambda r: (-r[1], r[0]))
         return sum(s.idf for s in found), scored
+
+    def _pool(self) -> _Pool | None:
+        """The abstracts that may be the catalogue's, in memory, when there are at most
+        :data:`POOL_MAX` of them; else None (they are found in the FTS index)."""
+        fitting = [c for c, fits in self.fits.items() if fits]
+        marks = ",".join("?" * len(fitting))
+        if not fitting or self.conn.execute(
+                f"SELECT count(*) FROM papers WHERE collection IN ({marks}) AND abstract != ''",
+                fitting).fetchone()[0] > POOL_MAX:
+            return None
+        return _Pool(self.conn.execute(
+            f"SELECT id, name, coalesce(body, abstract) FROM papers WHERE collection IN "
+            f"({marks}) AND abstract != '' ORDER BY rowid", fitting).fetchall(), self.docs)
 
     def _candidates(self, rowids: list[int]) -> list[int]:
         """The first :data:`CANDIDATES` of ``rowids`` that are abstracts of a collection that
         fits."""
         if not rowids:
             return []
-        fits = {}
-        for rowid, collection in self.conn.execute(
-                f"SELECT rowid, collection FROM papers WHERE rowid IN "
-                f"({','.join('?' * len(rowids))}) AND abstract != ''", rowids):
-            if collection not in self.fits:
-                self.fits[collection] = same_year(collection, self.collection)
-            fits[rowid] = self.fits[collection]
+        fits = {rowid: self.fits.get(collection, False) for rowid, collection in self.conn.execute(
+            f"SELECT rowid, collection FROM papers WHERE rowid IN "
+            f"({','.join('?' * len(rowids))}) AND abstract != ''", rowids)}
         return [r for r in rowids if fits.get(r)][:CANDIDATES]
+
+
+class _Pool:
+    """Abstracts held in memory (``(id, name, text)`` rows), each with its words stemmed once
+    (:class:`_Doc`, kept in ``docs``), and for each stem the abstracts that have it."""
+
+    def __init__(self, rows: list[tuple[str, str | None, str]], docs: dict[str, _Doc]):
+        self.rows = rows
+        self.having: dict[str, list[int]] = {}
+        for at, (_pid, name, body) in enumerate(rows):
+            stems = set()
+            for text in (body, name or ""):
+                if text not in docs:
+                    docs[text] = _Doc(text)
+                stems.update(docs[text].positions)
+            for st in stems:
+                self.having.setdefault(st, []).append(at)
+
+    def candidates(self, found: list) -> list[tuple[str, str | None, str]]:
+        """The :data:`CANDIDATES` rows with the largest idf of the title's words (``found``:
+        :class:`db.search.rerank.Slot`), ties in the pool's order: as the FTS candidates of
+        :func:`db.search.rerank._rare_word_candidates`, but counting every word."""
+        weight: dict[int, float] = {}
+        for s in found:
+            having = {at for st in s.stems for at in self.having.get(st, ())}
+            for at in having:
+                weight[at] = weight.get(at, 0.0) + s.idf
+        best = sorted(weight, key=lambda at: (-weight[at], at))[:CANDIDATES]
+        return [self.rows[at] for at in best]
 
 
 _YEAR_RE = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")
