@@ -20,6 +20,10 @@ STATUS_LIST = ", ".join(STATUSES[:-1]) + " or " + STATUSES[-1]
 #: year (newest first), status (new first) and when marked (the latest first).
 SORTS = ("relevance", "seed", "name", "year", "status", "marked")
 
+#: Words of a title-less paper's first sentence that its scholarly search link looks for (a
+#: title is 8-15 words; a search engine reads no more than about 30)
+SEARCH_WORDS = 16
+
 #: Characters of the id shown to people (like git's short hashes). Prefixes are accepted as input.
 SHORT_ID_LEN = 8
 
@@ -39,7 +43,8 @@ class Hit:
     ``score`` orders hits best first, higher is better: negated bm25, or the score of
     :mod:`db.search.rerank` (0 to ~1.5) for re-ranked and partial matches; 0.0 for list order.
     ``title`` is None when the seed gives none; ``name`` is None when the abstract names no method.
-    ``tags`` are the reader's tags of the paper (from the marks file), sorted.
+    ``tags`` are the reader's tags of the paper (from the marks file), sorted. ``authors``,
+    ``year`` and ``venue`` come from structured seeds (JSON, CSV, BibTeX) only.
     """
 
     id: str
@@ -52,6 +57,9 @@ class Hit:
     code_url: str | None
     sources: tuple[Source, ...] = ()
     tags: tuple[str, ...] = ()
+    authors: tuple[str, ...] = ()
+    year: int | None = None
+    venue: str | None = None
 
     @property
     def short_id(self) -> str:
@@ -76,6 +84,9 @@ class Hit:
             "code_url": self.code_url,
             "sources": [{"file": s.file, "position": s.position} for s in self.sources],
             "tags": list(self.tags),
+            "authors": list(self.authors),
+            "year": self.year,
+            "venue": self.venue,
         }
 
 
@@ -87,16 +98,45 @@ class Paper(Hit):
     ``abstract_markup`` is the same with PDF line-break hyphenation repaired — front ends render it
     with :func:`db.seeds.render.render_segments`. ``note`` is the reader's note ("" when none).
     with :func:`db.seeds.render.render_segments`. Both are "" for a paper known only by its title.
-    ``authors``, ``year`` and ``venue`` come from structured seeds (JSON, CSV, BibTeX) only.
+    ``decision`` (the venue's: "Oral", "Poster"), ``track``,
+    ``keywords``, ``area`` and ``own_links`` (``(kind, url)`` as the record gives them) come
+    from structured seeds (JSON, CSV, BibTeX) only; :attr:`links` orders every link.
     """
 
     abstract_source: str = ""
     abstract_markup: str = ""
     urls: tuple[str, ...] = ()
     note: str = ""
-    authors: tuple[str, ...] = ()
-    year: int | None = None
-    venue: str | None = None
+    decision: str | None = None
+    track: str | None = None
+    keywords: tuple[str, ...] = ()
+    area: str | None = None
+    own_links: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def links(self) -> list[tuple[str, str]]:
+        """Every link of the paper as ``(kind, url)``, the paper's own link first: the record's
+        own (``paper``, ``doi``, ``arxiv``, ``openreview``, ``pdf`` in that order), then its code
+        (``code``: the record's, else a code host named in the abstract), the abstract's other
+        links (``project``), and last a scholarly search for its title, else the first
+        :data:`SEARCH_WORDS` words of its first sentence (``search``, Google Scholar). ``o`` in
+        the browser opens the first."""
+        from db.seeds.entry import LINK_KINDS
+
+        own = sorted((link for link in self.own_links if link[0] != "code"),
+                     key=lambda link: LINK_KINDS.index(link[0]))
+        found = [*own, *(("code", url) for url in [self.code_url] if url)]
+        found += [("project", url) for url in self.urls
+                  if url != self.code_url and all(url != u for _k, u in own)]
+        words = self.title or self.headline or self.name or ""
+        if words:
+            from urllib.parse import quote_plus
+
+            from db.seeds.render import render_plain
+
+            words = " ".join(render_plain(words).split()[:SEARCH_WORDS])
+            found.append(("search", "https://scholar.google.com/scholar?q=" + quote_plus(words)))
+        return list(dict.fromkeys(found))
 
     def to_json(self) -> dict:
         from db.seeds.render import render_plain
@@ -106,9 +146,11 @@ class Paper(Hit):
         data["abstract_source"] = self.abstract_source
         data["urls"] = list(self.urls)
         data["note"] = self.note
-        data["authors"] = list(self.authors)
-        data["year"] = self.year
-        data["venue"] = self.venue
+        data["decision"] = self.decision
+        data["track"] = self.track
+        data["keywords"] = list(self.keywords)
+        data["area"] = self.area
+        data["links"] = [{"kind": kind, "url": url} for kind, url in self.links]
         return data
 
 

@@ -101,7 +101,7 @@ async def test_ascii_search_notices_are_ascii(tmp_path: Path) -> None:
 
 
 async def test_ascii_shows_latex_it_cannot_render_in_ascii_as_its_source(tmp_path: Path) -> None:
-    """``--ascii``: "$\\mathcal{G}$ over $\\mathbb{R}^n$" renders to "𝒢 over ℝ^n", which the
+    """``--ascii``: "$\\mathcal{G}$ over $\\mathbb{R}^n$" renders to "𝒢 over ℝⁿ", which the
     console that wanted ASCII cannot show: the table and the panel keep such LaTeX as written
     (a span whose rendering is ASCII, like "\\textit{in vivo}", is still rendered)."""
     seeds = copy_files(tmp_path / "seeds", [ODD_SEEDS / "latex.txt"])
@@ -121,7 +121,7 @@ async def test_ascii_shows_latex_it_cannot_render_in_ascii_as_its_source(tmp_pat
         await settle(pilot)
         body = unicode_app.query_one("#abstract-body", Static)
         await wait_for(pilot, lambda: "graph" in body.content.plain, "the abstract")
-        assert "On a graph 𝒢 over ℝ^n" in body.content.plain
+        assert "On a graph 𝒢 over ℝⁿ" in body.content.plain
 
 
 def _drawn(widget: Static) -> str:

@@ -11,7 +11,7 @@ import pytest
 from tests.db_support import FILE_A, FILE_B, QUERIES
 
 HIT_KEYS = {"id", "short_id", "name", "title", "headline", "status", "score", "collection",
-            "code_url", "sources", "tags"}
+            "code_url", "sources", "tags", "authors", "year", "venue"}
 RESULT_KEYS = {"query", "effective_query", "notice", "total", "sort", "hidden", "hits"}
 # the keys, and "notices" (docs/cli.md documents it: e.g. "the index was damaged ...")
 SYNC_KEYS = {"papers", "added", "removed", "changed", "reattached", "orphans", "seconds", "files",
@@ -77,7 +77,8 @@ def test_search_json_shape(run_cli):
                     "keeping LLMs frozen.",
         "status": "new", "collection": "ICML 2025",
         "code_url": "https://github.com/Baijiong-Lin/PARM",
-        "sources": [{"file": FILE_A, "position": 1}], "tags": []}
+        "sources": [{"file": FILE_A, "position": 1}], "tags": [], "authors": [], "year": None,
+        "venue": None}
     assert hit["score"] > 0
 
 
@@ -122,8 +123,8 @@ def test_show_json_and_prefixes(run_cli):
     full = run_cli("show", "0412d482992496cb", "--json")
     assert full.exit_code == 0
     data = full.json()
-    assert set(data) == HIT_KEYS | {"abstract", "abstract_source", "urls", "note", "authors",
-                                    "year", "venue"}
+    assert set(data) == HIT_KEYS | {"abstract", "abstract_source", "urls", "note", "decision",
+                                    "track", "keywords", "area", "links"}
     assert data["urls"] == ["https://github.com/Baijiong-Lin/PARM"]
     assert data["abstract_source"].startswith("Multi-objective test-time alignment aims")
     assert "**PARM**" not in data["abstract"] and "PARM" in data["abstract"]

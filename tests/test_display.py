@@ -75,7 +75,7 @@ def test_the_panel_text_has_label_status_sources_code_and_abstract():
                           "ICML [2025] · a[b].txt:3, c.txt:1 · 0412d482\n"
                           "code https://x.invalid/[red]\n\n"
                           "An abstract.\n\n"
-                          "links https://y.invalid")
+                          "project https://y.invalid")
 
 
 def test_a_huge_abstract_is_cut_for_the_panel():

@@ -134,13 +134,14 @@ def test_bibtex_entries_are_valid_with_stable_keys(mixed):
 def test_markdown_checklist_with_status_collection_and_code(mixed):
     lines = _export(mixed, "md", "PARM OR C-3PO").splitlines()
     assert lines[0] == "# papertray: 2 papers matching `PARM OR C-3PO`"
-    assert lines[2] == (
+    assert lines[2:5] == [
         "- [x] **PARM: Multi-Objective Test-Time Alignment via Preference-Aware Autoregressive "
         "Reward Model** · International Conference on Machine Learning 2025 · "
-        "Baijiong Lin, Weisen Jiang, Yuancheng Xu et al. · "
-        "[code](https://github.com/Baijiong-Lin/PARM) · `0412d482` · read")
-    assert lines[3].startswith("- [ ] **C-3PO: Compact Plug-and-Play Proxy Optimization")
-    assert lines[3].endswith("`5df4ef84` · to-read")
+        "Baijiong Lin, Weisen Jiang, Yuancheng Xu et al. · `0412d482` · read",
+        "  - paper: <https://icml.cc/virtual/2025/poster/43455>",
+        "  - code: <https://github.com/Baijiong-Lin/PARM>"]
+    assert lines[5].startswith("- [ ] **C-3PO: Compact Plug-and-Play Proxy Optimization")
+    assert lines[5].endswith("`5df4ef84` · to-read")
 
 
 def test_csv_has_a_header_and_one_row_per_paper(mixed):

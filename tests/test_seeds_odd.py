@@ -132,7 +132,7 @@ def test_latex_renders_readably(odd_library):
     formula, brace = _in(odd_library, "latex.txt")
     shown = odd_library.get(formula.id).to_json()
     assert shown["abstract"] == (
-        "On a graph 𝒢 over ℝ^n we prove that accuracy improves by 15% on ImageNet while halving "
+        "On a graph 𝒢 over ℝⁿ we prove that accuracy improves by 15% on ImageNet while halving "
         "compute, in vivo and in silico.")
     assert shown["abstract_source"].startswith(r"On a graph $\mathcal{G}$ over $\mathbb{R}^n$")
     assert formula.headline == shown["abstract"]

@@ -105,8 +105,14 @@ APP_ACTIONS: tuple[KeyAction, ...] = (
     _app("note", "a", "edit_note", "note", "Write a note on the paper (Enter saves, Esc cancels)"),
     _app("tag", "number_sign", "add_tags", "tag",
          "Tag the paper (find tags with tag:NAME; -NAME removes one)"),
+    _app("open-link", "o", "open_link('paper')", "open link",
+         "Open the paper's link (its page, else its code, else a search for it); over SSH, "
+         "send it to the terminal's clipboard"),
+    _app("open-code", "C", "open_link('code')", "open code",
+         "Open the paper's code link; over SSH, send it to the terminal's clipboard"),
     _app("copy-link", "y", "copy('link')", "copy link",
-         "Send the paper's link to the terminal's clipboard (OSC 52, over SSH too)"),
+         "Send the paper's link (the one o opens) to the terminal's clipboard (OSC 52, over "
+         "SSH too)"),
     _app("copy-abstract", "Y", "copy('abstract')", "copy abstract",
          "Send the abstract to the terminal's clipboard (OSC 52)"),
     _app("copy-citation", "c", "copy('citation')", "copy BibTeX",
@@ -115,6 +121,9 @@ APP_ACTIONS: tuple[KeyAction, ...] = (
          "Switch the layout: automatic, stacked, side by side"),
     _app("export", "e", "export", "export",
          "Export the papers shown (query and filter) to a Markdown checklist in the data folder"),
+    _app("export-to", "E", "export_to", "export to",
+         "Export the papers shown (or selected) to a file you name; its ending picks the "
+         "format (.md .csv .json .bib)"),
     _app("quit", "q", "quit", "quit", "Quit (marks are saved as you make them)", show=True),
     # the terminal is in raw mode: ctrl+z reaches the app as a key, not as SIGTSTP; a
     # priority binding, so that it works over the editors, the help and the palette too

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from dataclasses import replace
 from itertools import chain
 
-from db.seeds.entry import Entry
+from db.seeds.entry import DETAILS, Entry
 from db.text import NOT_WORD_BYTES, WORD_RE, fold, non_ascii_pieces, search_form
 
 
@@ -43,7 +43,7 @@ def terms_of(text: str) -> set[str]:
 
 #: The columns of ``papers`` that a seed entry fills, in the order of :func:`paper_row`.
 PAPER_COLUMNS = ("id", "name", "title", "headline", "abstract_source", "abstract", "body",
-                  "urls", "code_url", "authors", "year", "venue")
+                  "urls", "code_url", "authors", "year", "venue", "details")
 
 
 def prepare(e: Entry) -> tuple:
@@ -102,8 +102,31 @@ def paper_row(e: Entry) -> tuple:
     """
     return (e.id, e.name, e.title, e.headline, source_text(e), e.abstract_markup,
             search_body(e.abstract_markup), json.dumps(list(e.urls)) if e.urls else "[]",
-            e.code_url,
-            authors_text(e), e.year, e.venue)
+            e.code_url, authors_text(e), e.year, e.venue, details_json(e))
+
+
+def details_json(e: Entry) -> str | None:
+    """The :data:`~db.seeds.entry.DETAILS` an entry has, as one JSON object (only those it has;
+    None when it has none, as every text seed's paper): ``{"decision": "Oral", "track": "main",
+    "keywords": ["a", "b"], "area": "…", "links": [["paper", "https://…"], …]}``."""
+    found = _details(e)
+    return json.dumps(found, ensure_ascii=False) if found else None
+
+
+def _details(e: Entry) -> dict:
+    """The :data:`~db.seeds.entry.DETAILS` an entry has (none for a text seed's: at once)."""
+    if not (e.decision or e.track or e.keywords or e.area or e.links):
+        return {}
+    return {name: getattr(e, name) for name in DETAILS if getattr(e, name)}
+
+
+def details_of(text: str | dict | None) -> dict:
+    """The keyword arguments of :func:`details_json`'s JSON (or of its object) for an Entry or
+    a Paper."""
+    found = json.loads(text) if isinstance(text, str) else text or {}
+    return {"decision": found.get("decision"), "track": found.get("track"),
+            "keywords": tuple(found.get("keywords", ())), "area": found.get("area"),
+            "links": tuple(tuple(link) for link in found.get("links", ()))}
 
 
 def collection_of(e: Entry, file_collection: str) -> str:
@@ -130,7 +153,8 @@ def meta_json(entry: Entry) -> str | None:
         return None
     return json.dumps({"title": entry.title, "authors": list(entry.authors), "year": entry.year,
                        "venue": entry.venue, "urls": list(entry.urls),
-                       "code_url": entry.code_url}, ensure_ascii=False)
+                       "code_url": entry.code_url, "details": _details(entry)},
+                      ensure_ascii=False)
 
 
 def fields_of(conn: sqlite3.Connection, every: bool = False) -> dict[str, dict]:
@@ -155,7 +179,7 @@ def with_fields(entry: Entry, fields: dict | None) -> Entry:
         return abstract_entry(entry.abstract_source, entry.position, entry.collection)
     return replace(entry, title=fields["title"], authors=tuple(fields["authors"]),
                    year=fields["year"], venue=fields["venue"], urls=tuple(fields["urls"]),
-                   code_url=fields["code_url"], rich=True)
+                   code_url=fields["code_url"], rich=True, **details_of(fields.get("details")))
 
 
 def entries_of(conn: sqlite3.Connection, ids: list[str]) -> list[Entry]:
@@ -165,14 +189,15 @@ def entries_of(conn: sqlite3.Connection, ids: list[str]) -> list[Entry]:
         chunk = ids[start:start + 500]
         for row in conn.execute(
                 "SELECT id, name, title, headline, coalesce(abstract_source, abstract), abstract, "
-                "urls, code_url, authors, year, venue FROM papers WHERE id IN "
+                "urls, code_url, authors, year, venue, details FROM papers WHERE id IN "
                 f"({','.join('?' * len(chunk))})", chunk):
             out.append(Entry(
                 id=row[0], position=0, collection="", abstract_source=row[4],
                 abstract_markup=row[5], name=row[1], title=row[2], headline=row[3],
                 urls=tuple(json.loads(row[6])), code_url=row[7],
                 authors=tuple(row[8].split("; ")) if row[8] else (), year=row[9], venue=row[10],
-                rich=bool(row[2] or row[8] or row[9] or row[10])))
+                rich=bool(row[2] or row[8] or row[9] or row[10] or row[11]),
+                **details_of(row[11])))
     return out
 
 

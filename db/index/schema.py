@@ -81,6 +81,7 @@ CREATE TABLE IF NOT EXISTS papers (
     code_url TEXT,
     authors TEXT,                   -- names separated by "; " (structured seeds only)
     year INTEGER, venue TEXT,
+    details TEXT,                   -- JSON: decision, track, keywords, area, links (db.index.rows)
     collection TEXT NOT NULL DEFAULT '',
     first_file TEXT NOT NULL DEFAULT '',
     first_pos INTEGER NOT NULL DEFAULT 0

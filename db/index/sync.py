@@ -170,7 +170,7 @@ def _paper_fields(conn: sqlite3.Connection) -> dict[str, tuple]:
     try:
         return {row[0]: row[1:] for row in conn.execute(
             "SELECT id, name, title, headline, authors, year, venue, code_url, urls, "
-            "collection FROM papers")}
+            "details, collection FROM papers")}
     except sqlite3.DatabaseError:
         return {}
 

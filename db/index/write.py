@@ -4,7 +4,6 @@ vocabulary, in the caller's one write transaction (which holds the index's lock 
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from collections import Counter
 from collections.abc import Callable
@@ -15,15 +14,13 @@ from db.index import acronyms, health
 from db.index.plan import Planned
 from db.index.rows import (
     PAPER_COLUMNS,
-    authors_text,
     collection_of,
     entries_of,
     entry_terms,
     fields_of,
     meta_json,
+    paper_row,
     prepare,
-    search_body,
-    source_text,
     terms_of,
     with_fields,
 )
@@ -320,14 +317,12 @@ def _update_papers(conn: sqlite3.Connection, entries: list[Entry]) -> int:
     """Write the derived fields of papers that exist; returns how many rows changed."""
     cur = conn.executemany(
         "UPDATE papers SET name=?, title=?, headline=?, abstract_source=?, abstract=?, body=?, "
-        "urls=?, code_url=?, authors=?, year=?, venue=? WHERE id=? AND (name IS NOT ? "
+        "urls=?, code_url=?, authors=?, year=?, venue=?, details=? WHERE id=? AND (name IS NOT ? "
         "OR title IS NOT ? OR headline IS NOT ? OR abstract IS NOT ? OR urls IS NOT ? "
-        "OR code_url IS NOT ? OR authors IS NOT ? OR year IS NOT ? OR venue IS NOT ?)",
-        [(e.name, e.title, e.headline, source_text(e), e.abstract_markup,
-          search_body(e.abstract_markup), json.dumps(list(e.urls)), e.code_url, authors_text(e),
-          e.year,
-          e.venue, e.id, e.name, e.title, e.headline, e.abstract_markup,
-          json.dumps(list(e.urls)), e.code_url, authors_text(e), e.year, e.venue) for e in entries])
+        "OR code_url IS NOT ? OR authors IS NOT ? OR year IS NOT ? OR venue IS NOT ? "
+        "OR details IS NOT ?)",
+        [(*row[1:], row[0], row[1], row[2], row[3], row[5], *row[7:])
+         for row in map(paper_row, entries)])
     return max(cur.rowcount, 0)
 
 

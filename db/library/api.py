@@ -297,8 +297,13 @@ class Library(SavedSearches, MarksTransfer):
         """:meth:`export_file` into a new file of ``exports/`` beside the marks file (the
         browser's export: :func:`export.new_file`); returns the path and how many papers.
         Raises OSError."""
-        path = export.new_file(self.paths.marks.parent / "exports", fmt)
+        path = export.new_file(self.exports_folder, fmt)
         return path, self.export_file(path, query, status, fmt, ids)
+
+    @property
+    def exports_folder(self) -> Path:
+        """Where the browser's exports go: ``exports/`` beside the marks file."""
+        return self.paths.marks.parent / "exports"
 
     @recovering
     def _papers(self, ids: list[str]) -> list[Paper]:

@@ -18,12 +18,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TextIO
 
+from db.marks.history import now
 from db.models import Paper
 
 #: Export formats and their file endings.
 FORMATS = {"md": ".md", "csv": ".csv", "json": ".json", "bib": ".bib"}
 CSV_COLUMNS = ("id", "title", "name", "headline", "authors", "year", "venue", "collection",
-               "status", "url", "code_url", "abstract")
+               "status", "url", "code_url", "decision", "track", "keywords", "area", "tags",
+               "note", "abstract")
 #: A Markdown checklist's box per status: done when read, struck (``[-]``, as Obsidian and
 #: Logseq write a cancelled task) when dismissed.
 _CHECKBOX = {"new": "[ ]", "to-read": "[ ]", "read": "[x]", "dismissed": "[-]"}
@@ -49,6 +51,12 @@ def venue_year(paper: Paper) -> tuple[str | None, int | None]:
     return (m.group(1) or None, int(m.group(2))) if m else (paper.collection or None, None)
 
 
+def paper_link(paper: Paper) -> str:
+    """The link a file of papers gives a paper: its first link that is neither its code nor a
+    search for it (:attr:`db.models.Paper.links`), else ""."""
+    return next((url for kind, url in paper.links if kind not in ("code", "search")), "")
+
+
 def _label(paper: Paper) -> str:
     from db.seeds.render import render_plain
 
@@ -56,20 +64,30 @@ def _label(paper: Paper) -> str:
 
 
 def _markdown(papers: Iterable[Paper], out: TextIO, query: str) -> int:
-    lines = []
+    """A checklist: one item per paper (its box, label, collection, authors, decision, short id
+    and status), and under it the paper's link, code, tags and note, indented, so that the item
+    holds them in every Markdown reader."""
+    items = []
     for p in papers:
         text = f"**{_md(_label(p))}**"
         if not p.title and p.name and p.headline:
             text += f" — {_md(p.headline)}"
         details = [p.collection, ", ".join(p.authors[:3]) + (" et al." if len(p.authors) > 3
-                                                               else "")]
-        if p.code_url:
-            details.append(f"[code]({p.code_url})")
-        details += [f"`{p.short_id}`", p.status]
-        lines.append(f"- {_CHECKBOX[p.status]} {text} · " + " · ".join(d for d in details if d))
+                                                               else ""), p.decision or "",
+                   f"`{p.short_id}`", p.status]
+        lines = [f"- {_CHECKBOX[p.status]} {text} · " + " · ".join(d for d in details if d)]
+        kind, url = p.links[0]
+        lines.append(f"  - {kind}: <{url}>")
+        if p.code_url and kind != "code":
+            lines.append(f"  - code: <{p.code_url}>")
+        if p.tags:
+            lines.append("  - tags: " + " ".join(f"#{t}" for t in p.tags))
+        if p.note:
+            lines.append(f"  - note: {_md(p.note)}")
+        items.append("".join(f"{line}\n" for line in lines))
     title = f"papers matching `{query}`" if query else "papers"
-    out.write(f"# papertray: {len(lines)} {title}\n\n" + "".join(f"{line}\n" for line in lines))
-    return len(lines)
+    out.write(f"# papertray: {len(items)} {title}\n\n" + "".join(items))
+    return len(items)
 
 
 def _md(text: str) -> str:
@@ -83,18 +101,19 @@ def _csv(papers: Iterable[Paper], out: TextIO, query: str) -> int:
     n = 0
     for p in papers:
         venue, year = venue_year(p)
-        links = [u for u in p.urls if u != p.code_url]
         writer.writerow([p.id, p.title or "", p.name or "", p.headline, "; ".join(p.authors),
-                         year or "", venue or "", p.collection, p.status,
-                         links[0] if links else "", p.code_url or "", p.abstract_source])
+                         year or "", venue or "", p.collection, p.status, paper_link(p),
+                         p.code_url or "", p.decision or "", p.track or "",
+                         "; ".join(p.keywords), p.area or "", " ".join(p.tags), p.note,
+                         p.abstract_source])
         n += 1
     return n
 
 
 def _json(papers: Iterable[Paper], out: TextIO, query: str) -> int:
     hits = [p.to_json() for p in papers]
-    json.dump({"query": query, "total": len(hits), "hits": hits}, out, ensure_ascii=False,
-              indent=2)
+    json.dump({"query": query, "exported_at": now(), "total": len(hits), "hits": hits}, out,
+              ensure_ascii=False, indent=2)
     out.write("\n")
     return len(hits)
 
@@ -114,15 +133,19 @@ def bibtex_entry(p: Paper, with_abstract: bool = True) -> str:
     from db.seeds.bibtex import BRACES_FIELD, DERIVED_TITLE_FIELD  # BibTeX's reader: its names
 
     venue, year = venue_year(p)
-    links = [u for u in p.urls if u != p.code_url]
+    own = dict(reversed(p.own_links))  # (the record's first link of each kind)
     fields = [("title", p.title or (f"{p.name}: {p.headline}" if p.name else p.headline))]
     if not p.title:
         fields.append((DERIVED_TITLE_FIELD, "derived"))
     fields += [("author", " and ".join(p.authors)), ("booktitle", venue or ""),
-               ("year", str(year or "")), ("url", links[0] if links else ""),
-               ("code", p.code_url or "")]
+               ("year", str(year or "")), ("url", paper_link(p)),
+               ("doi", own.get("doi", "").removeprefix("https://doi.org/")),
+               ("pdf", own.get("pdf", "")), ("code", p.code_url or ""),
+               ("decision", p.decision or ""), ("track", p.track or ""),
+               ("keywords", ", ".join(p.keywords)), ("area", p.area or "")]
     if with_abstract:
-        fields.append(("abstract", p.abstract_source))
+        fields += [("abstract", p.abstract_source), ("tags", " ".join(p.tags)),
+                   ("note", p.note)]
     fields = [(k, " ".join(v.split())) for k, v in fields]
     # the braces left out (see _braced) are listed, so that loading the file back puts them
     # in again: the same abstract, so the same paper id

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
+from db.marks import exported
 from db.marks import notes as notes_db
 from db.marks.history import ANCHOR_CHARS, Describe, log_event, next_batch, now
 from db.marks.statuses import status_of
@@ -135,14 +136,16 @@ def _export_annotations(index: sqlite3.Connection) -> list[dict]:
 
 
 def read_file(data: bytes) -> tuple[list, list, list]:
-    """``(marks, annotations, saved searches)`` records of an exported file. Raises
-    :class:`LibraryError`."""
+    """``(marks, annotations, saved searches)`` records of an exported marks file, or of an
+    export of papers as JSON (:mod:`db.marks.exported`). Raises :class:`LibraryError`."""
     try:
         doc = json.loads(data.decode("utf-8-sig"))
     except (UnicodeDecodeError, ValueError) as exc:
         raise LibraryError(f"not a papertray marks file (not JSON: {exc})") from None
     except RecursionError:  # [[[[…: nested deeper than Python parses
         raise LibraryError("not a papertray marks file (JSON nested too deeply)") from None
+    if exported.is_export(doc):
+        return (*[[_sane(r) for r in part] for part in exported.marks_of(doc)], [])
     if not isinstance(doc, dict) or doc.get("format") != FORMAT or not isinstance(
             doc.get("marks"), list):
         raise LibraryError("not a papertray marks file (write one with `papertray marks export`)")

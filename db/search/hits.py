@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import sqlite3
 
+from db.index.rows import details_of
 from db.models import Hit, Paper, SearchResult, Source
 from db.search.highlight import snippet
 from db.search.query import Query
@@ -16,10 +17,10 @@ from db.seeds.render import render_plain
 #: first source and whether it has others come with it (see ``multi_sources``).
 HIT_COLUMNS = ("p.id, p.name, p.title, p.headline, coalesce(k.status, 'new'), p.collection, "
                 "p.code_url, p.first_file, p.first_pos, "
-                "p.id IN (SELECT paper_id FROM multi_sources)")
+                "p.id IN (SELECT paper_id FROM multi_sources), p.authors, p.year, p.venue")
 
 
-_SCORE = 10  # the score's place in a row of HIT_COLUMNS and the score
+_SCORE = 13  # the score's place in a row of HIT_COLUMNS and the score
 
 
 def hits(conn: sqlite3.Connection, rows: list) -> list[Hit]:
@@ -57,9 +58,11 @@ def hits(conn: sqlite3.Connection, rows: list) -> list[Hit]:
             listed.setdefault(pid, []).append(tag)
         tags = {i: tuple(t) for i, t in listed.items()}
     # positional (the fields' order: id, name, title, headline, status, score, collection,
-    # code_url, sources, tags): keywords took twice as long, ~0.3 ms of 200 hits
+    # code_url, sources, tags, authors, year, venue): keywords took twice as long, ~0.3 ms of
+    # 200 hits
     return [Hit(r[0], r[1], r[2], r[3], r[4], float(r[_SCORE]), r[5], r[6], sources[r[0]],
-                tags.get(r[0], ())) for r in rows]
+                tags.get(r[0], ()), tuple(r[10].split("; ")) if r[10] else (), r[11], r[12])
+            for r in rows]
 
 
 def abstracts(conn: sqlite3.Connection, ids) -> dict[str, str]:
@@ -81,7 +84,7 @@ def snippets(conn: sqlite3.Connection, ids, terms: list[str] | tuple[str, ...],
 def paper_row_sql() -> str:
     """The columns :func:`paper_from_row` expects, in order."""
     return (f"SELECT {HIT_COLUMNS}, 0.0, coalesce(p.abstract_source, p.abstract), p.abstract, "
-            "p.urls, p.authors, p.year, p.venue "
+            "p.urls, p.details "
             "FROM papers p LEFT JOIN m.marks k ON k.paper_id = p.id")
 
 
@@ -89,12 +92,12 @@ def paper_from_row(conn: sqlite3.Connection, row) -> dict:
     """Keyword arguments for :class:`db.models.Paper` from a :func:`paper_row_sql` row."""
     hit = hits(conn, [row[:_SCORE + 1]])[0]
     note = conn.execute("SELECT text FROM m.notes WHERE paper_id = ?", (hit.id,)).fetchone()
-    source, markup, urls, authors, year, venue = row[_SCORE + 1:]
+    source, markup, urls, details = row[_SCORE + 1:]
+    found = details_of(details)
     return {**{f: getattr(hit, f) for f in Hit.__dataclass_fields__},
             "abstract_source": source, "abstract_markup": markup,
             "urls": tuple(json.loads(urls)), "note": note[0] if note else "",
-            "authors": tuple(authors.split("; ")) if authors else (), "year": year,
-            "venue": venue}
+            "own_links": found.pop("links"), **found}
 
 
 def result(conn: sqlite3.Connection, text: str, q: Query, total: int, rows: list,

@@ -102,6 +102,10 @@ def where(q: Query) -> tuple[list[str], list]:
         clauses.append(f"p.rowid {'NOT ' if term.negated else ''}IN "
                        "(SELECT rowid FROM papers_fts WHERE papers_fts MATCH ?)")
         params.append(q.author_expression(term))
+    for found in q.fields:
+        clause, values = found.sql()
+        clauses.append(clause)
+        params += values
     exclusion = q.exclusion_expression()
     if exclusion:
         clauses.append("p.rowid NOT IN (SELECT rowid FROM papers_fts WHERE papers_fts MATCH ?)")

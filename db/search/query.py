@@ -4,7 +4,9 @@ Syntax (docs/search.md): plain words (all must match; the last one is a prefix w
 typing), ``"exact phrase"``, ``-word`` / ``-"phrase"`` to exclude, ``word*`` prefix, ``a OR b``,
 and filters ``is:new|to-read|read|dismissed``, ``has:code``, ``in:TEXT`` (collection or seed file),
 ``tag:NAME`` (the reader's tags).
-``au:NAME`` (an author's name; words joined by ``.``, ``_`` or ``-`` are one name, in order).
+``au:NAME`` (an author's name; words joined by ``.``, ``_`` or ``-`` are one name, in order),
+and the fields of structured seeds (``year:``, ``venue:``, ``track:``, ``decision:``, ``kw:``,
+``area:``: :mod:`db.search.fields`).
 User text never reaches MATCH unquoted: every term becomes a quoted FTS5 string of the tokens
 the index's tokenizer would see, so ``c++``, ``NOT``, ``[CLS]`` and ``"`` are just text.
 """
@@ -17,14 +19,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from db.models import LibraryError
+from db.search.fields import FIELD_KEYS, FieldFilter, parse_field
 from db.search.stopwords import is_sentence, mark_stop_words
 from db.search.terms import Term
 from db.text import clean, tag_name, tokens
 
 #: A phrase, a filter whose value is in quotes (``in:"ICML 2025"``, ``au:"andrea vedaldi"``: one
 #: value, as a phrase is one term), or a word.
-_PIECE_RE = re.compile(r'(-?)"([^"]*)("?)|(-?(?i:is|has|in|tag|au):"[^"]*"?|\S+)')
-FILTER_KEYS = ("is", "has", "in", "tag", "au")
+FILTER_KEYS = ("is", "has", "in", "tag", "au", *FIELD_KEYS)
+_PIECE_RE = re.compile(r'(-?)"([^"]*)("?)|(-?(?i:' + "|".join(FILTER_KEYS) + r'):"[^"]*"?|\S+)')
 #: Letters a word being typed, or a ``word*``, needs to match as a prefix: "g" or "re" as
 #: prefixes match nearly every paper (0.4-1.2 s to rank 87,000 abstracts), while as whole words
 #: ("rl", "3d") they are what people mean; from three letters on a prefix is selective
@@ -50,6 +53,7 @@ class Query:
     tags: list[str] = field(default_factory=list)  # tag:NAME (folded by db.text.tag_name)
     not_tags: list[str] = field(default_factory=list)  # -tag:NAME
     authors: list[Term] = field(default_factory=list)  # au:NAME, -au:NAME (Term.negated)
+    fields: list[FieldFilter] = field(default_factory=list)  # year:, track:, kw: … (fields.py)
     notices: list[str] = field(default_factory=list)
     #: the mark that ends a query typed as a sentence, as a question or a description is and a
     #: title is not: "." (a full stop after its last word) or "?" ("what …?"); "" for none
@@ -122,6 +126,7 @@ class Query:
         words += [f"-tag:{w}" for w in self.not_tags]
         words += [("-au:" if t.negated else "au:")
                   + "_".join(self.spelt.get(k, k) for k in t.tokens) for t in self.authors]
+        words += [f.typed for f in self.fields]
         return " ".join(words)
 
     def require_status(self, status: str) -> None:
@@ -370,6 +375,22 @@ def _in(q: Query, value: str, negated: bool) -> None:
         q.notices.append("in: names no collection; ignored (like in:icml)")
 
 
+def _field(key: str) -> Callable[[Query, str, bool], None]:
+    """The handler of a field's filter ``key`` (:data:`db.search.fields.FIELD_KEYS`);
+    ``status:`` with a mark's status (``status:to-read``) is ``is:``."""
+    def apply(q: Query, value: str, negated: bool) -> None:
+        if key == "status" and value.lower() in STATUS_FILTERS:
+            _is(q, value, negated)
+            return
+        found = parse_field(key, value, negated)
+        if isinstance(found, str):
+            q.notices.append(found)
+        else:
+            q.fields.append(found)
+    return apply
+
+
 #: Each filter key's handler: ``(query, value, negated)``; its keys are :data:`FILTER_KEYS`.
 _FILTERS: dict[str, Callable[[Query, str, bool], None]] = {
-    "is": _is, "has": _has, "in": _in, "tag": _tag, "au": _au}
+    "is": _is, "has": _has, "in": _in, "tag": _tag, "au": _au,
+    **{key: _field(key) for key in FIELD_KEYS}}

@@ -12,6 +12,7 @@ import re
 import sqlite3
 from collections.abc import Callable
 
+from db.search.fields import drop_absent, drop_authorless
 from db.search.query import Query
 from db.search.spelling import Vocabulary, correct, hyphenated, known, phrase_papers
 from db.search.stopwords import mark_stop_words
@@ -32,7 +33,8 @@ def rewrite(conn: sqlite3.Connection, q: Query, vocabulary: Callable[[], Vocabul
     as its key (lower case, as the key is) is shown as the abstracts spell it (``q.spelt``,
     :mod:`db.search.surface`): "corrected сети → сетей", not the index's key "сетеи"; "ØRSTED"
     as "Ørsted", not "ørsted"."""
-    cut = keep_rarest(conn, q)
+    cut = drop_absent(conn, q.fields) + drop_authorless(conn, q.authors)
+    cut += keep_rarest(conn, q)
     plurals(conn, q)
     corrections, absent = correct(conn, q, vocabulary)
     mark_stop_words(q.terms)  # "thier" corrected is "their"

@@ -193,13 +193,20 @@ def _joins(ch: str) -> bool:
 
 _EMPHASIS_RE = re.compile(r"\*\*?|(?<!\w)_|_(?!\w)")
 _COMMAND_RE = re.compile(r"\\[A-Za-z]+\{([^{}]*)\}")
+# a command left without braces is no part of a name: a style command's glued word stays
+# ("\\textitNormalization" is "Normalization"), any other command goes ("\\sqrtT", "\\citeCMS11")
+_BARE_COMMAND_RE = re.compile(
+    r"\\(?:(?P<style>text(?:it|sl|bf|sc|tt|rm|sf)?|emph|math(?:rm|bf|it|sf))(?=[A-Za-z])|[A-Za-z]+)")
 
 
 def _strip_markup(text: str) -> str:
     # the substring tests first: most abstracts have neither, and the regexes scan every position
     if "*" in text or "_" in text:
         text = _EMPHASIS_RE.sub("", text)
-    return _COMMAND_RE.sub(r"\1", text) if "\\" in text else text
+    if "\\" not in text:
+        return text
+    text = _COMMAND_RE.sub(r"\1", text)
+    return _BARE_COMMAND_RE.sub(lambda m: "" if m.group("style") else " ", text)
 
 
 def _paren_name(tail: str, seen: _SeenBefore) -> str | None:

@@ -41,6 +41,15 @@ class Entry:
     authors: tuple[str, ...] = ()
     year: int | None = None
     venue: str | None = None
+    #: the venue's decision on the paper, as the record writes it ("Oral", "Spotlight", "Poster")
+    decision: str | None = None
+    track: str | None = None
+    keywords: tuple[str, ...] = ()
+    #: the primary area (subject area) the record gives
+    area: str | None = None
+    #: the links the record itself gives, ``(kind, url)`` in the record's order; kinds are
+    #: those of :data:`LINK_KINDS`
+    links: tuple[tuple[str, str], ...] = ()
     #: True when the record came from a format with fields (JSON, CSV, BibTeX): its title,
     #: authors, year, venue and links then win over a text seed's for the same paper (db.index.sync)
     rich: bool = False
@@ -53,6 +62,13 @@ class Entry:
 
 
 _entry_fields = operator.attrgetter(*(f.name for f in fields(Entry)))
+
+#: The kinds of a record's own links, the paper's own page first: the order in which a front
+#: end picks "the paper's link" (db.models.Paper.links)
+LINK_KINDS = ("paper", "doi", "arxiv", "openreview", "pdf", "code")
+#: The fields of an entry that only structured seeds give and that the index keeps together as
+#: one JSON object (db.index.rows.details_json)
+DETAILS = ("decision", "track", "keywords", "area", "links")
 
 
 def collection_label(header: str) -> str:

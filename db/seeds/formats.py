@@ -26,7 +26,7 @@ from dataclasses import replace
 
 from db.seeds.bibtex import bib_records, unbrace
 from db.seeds.decode import DecodeError, decode
-from db.seeds.entry import Entry, SeedError, abstract_entry, collection_label
+from db.seeds.entry import LINK_KINDS, Entry, SeedError, abstract_entry, collection_label
 from db.text import clean, normalize
 
 #: gzip-compressed seed files are read up to this many bytes once expanded (a guard against a
@@ -281,26 +281,54 @@ def _entry(record: object, position: int) -> Entry | None:
         entry = Entry(id=title_id(title), position=position, collection="", abstract_source="",
                       abstract_markup="", name=None, title=None, headline="", urls=(),
                       code_url=None)
-    links = [*_links(record), *entry.urls]
-    code = _text(_field(record, "github", "code", "code_url")) or None
-    if code and not code.startswith(("http://", "https://")):
-        code = None
+    own = tuple(dict.fromkeys(_links(record)))
+    links = [url for _kind, url in own if _kind != "code"] + list(entry.urls)
+    code = next((url for kind, url in own if kind == "code"), None)
+    venue = _text(_field(record, "venue", "booktitle", "journal", "conference")) or None
+    year = _year(_field(record, "year"))
+    if not venue and "short_id" in record:  # papertray's JSON export: its collection label
+        venue, year = _venue_year(_text(record.get("collection")), year)
     return replace(
         entry, title=title or None, authors=tuple(_authors(_field(record, "authors", "author"))),
-        year=_year(_field(record, "year")),
-        venue=_text(_field(record, "venue", "booktitle", "journal", "conference")) or None,
-        urls=tuple(dict.fromkeys(links)), code_url=code or entry.code_url, rich=True)
+        year=year, venue=venue,
+        urls=tuple(dict.fromkeys(links)), code_url=code or entry.code_url, rich=True,
+        **_details(record), links=own)
 
 
-def _authors(value: object | None) -> list[str]:
-    """A list of names, or one string of them separated by ``;``, `` and `` or ``,``."""
+def _details(record: dict) -> dict:
+    """The decision, track, keywords and area a record gives (db.seeds.entry.DETAILS). In
+    papertray's own JSON export (its records have a ``short_id``) ``status`` is the reader's
+    mark, not the venue's decision."""
+    names = ("decision", "presentation", "presentation_type")
+    decision = _text(_field(record, *names, *(() if "short_id" in record else ("status",))))
+    return {"decision": decision or None, "track": _text(_field(record, "track")) or None,
+            "keywords": tuple(_names(_field(record, "keywords", "keyword"))),
+            "area": _text(_field(record, "primary_area", "area", "subject_area")) or None}
+
+
+def _venue_year(label: str, year: int | None) -> tuple[str | None, int | None]:
+    """A collection label's venue and year ("ICML 2025" → "ICML", 2025; "notes" → "notes"),
+    as exports write them (db.library.export.venue_year)."""
+    found = re.fullmatch(r"(.*?)\s*\b((?:19|20)\d\d)", label)
+    if found:
+        return found.group(1) or None, year or int(found.group(2))
+    return label or None, year
+
+
+def _names(value: object | None) -> list[str]:
+    """A list of names (authors, keywords), or one string of them separated by ``;``,
+    `` and `` or ``,``; each once, in their order."""
     if isinstance(value, list):
         names = [_text(v.get("name") if isinstance(v, dict) else v) for v in value]
     else:
         text = _text(value)
         sep = ";" if ";" in text else " and " if " and " in text else ","
         names = text.split(sep)
-    return [n for n in (" ".join(n.split()) for n in names) if n]
+    return list(dict.fromkeys(n for n in (" ".join(n.split()) for n in names) if n))
+
+
+def _authors(value: object | None) -> list[str]:
+    return _names(value)
 
 
 def _year(value: object | None) -> int | None:
@@ -308,17 +336,44 @@ def _year(value: object | None) -> int | None:
     return int(match.group(1)) if match else None
 
 
-def _links(record: dict) -> Iterator[str]:
-    for name in ("url", "site", "pdf", "link", "html_url", "pdf_url"):
-        value = _text(_field(record, name))
-        if value.startswith(("http://", "https://")):
-            yield value
-    listed = record.get("urls")  # papertray's own JSON export
+#: a record's link fields by kind (db.seeds.entry.LINK_KINDS), in the order they are looked at
+_LINK_FIELDS = (("paper", ("url", "site", "link", "html_url", "forum_url")),
+                ("openreview", ("openreview", "forum")), ("pdf", ("pdf", "pdf_url")),
+                ("code", ("github", "code", "code_url")))
+_ARXIV_RE = re.compile(r"\d{4}\.\d{4,5}(v\d+)?|[a-z\-]+(\.[A-Z]{2})?/\d{7}")
+
+
+def _links(record: dict) -> Iterator[tuple[str, str]]:
+    """``(kind, url)`` of each link the record gives: web links as they are, a DOI and an
+    arXiv id as their resolver's URL; papertray's own JSON export lists its ``links``."""
+    for kind, names in _LINK_FIELDS:
+        for name in names:
+            value = _text(_field(record, name))
+            if value.startswith(("http://", "https://")):
+                yield _kind_of(value, kind), value
+    listed = record.get("links")  # papertray's own JSON export
     if isinstance(listed, list):
-        yield from (u for u in map(_text, listed) if u.startswith(("http://", "https://")))
+        for item in listed:
+            if isinstance(item, dict) and item.get("kind") in LINK_KINDS:
+                url = _text(item.get("url"))
+                if url.startswith(("http://", "https://")):
+                    yield item["kind"], url
     doi = _text(_field(record, "doi"))
     if doi:
-        yield doi if doi.startswith("http") else "https://doi.org/" + doi
+        yield "doi", doi if doi.startswith("http") else "https://doi.org/" + doi
     eprint = _text(_field(record, "eprint", "arxiv", "arxiv_id"))
-    if re.fullmatch(r"\d{4}\.\d{4,5}(v\d+)?|[a-z\-]+(\.[A-Z]{2})?/\d{7}", eprint):
-        yield "https://arxiv.org/abs/" + eprint
+    if _ARXIV_RE.fullmatch(eprint):
+        yield "arxiv", "https://arxiv.org/abs/" + eprint
+
+
+def _kind_of(url: str, kind: str) -> str:
+    """The kind of a link given as the paper's page (``url``, ``site``): what its host says it
+    is (arXiv, OpenReview, a DOI), else ``paper``; a link of any other field keeps its kind."""
+    if kind != "paper":
+        return kind
+    host = url.split("/")[2].lower() if url.count("/") >= 2 else ""
+    for known, name in (("arxiv.org", "arxiv"), ("openreview.net", "openreview"),
+                        ("doi.org", "doi")):
+        if host == known or host.endswith("." + known):
+            return name
+    return kind

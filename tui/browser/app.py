@@ -42,6 +42,7 @@ from tui.browser.commands import (
 from tui.browser.display import said
 from tui.browser.frames import FramesApp
 from tui.browser.keys import KeysApp
+from tui.browser.links import LinkTools
 from tui.browser.marking import MarkingApp
 from tui.browser.reader import WIDE_AT, ReaderTools
 from tui.browser.saving import SavingApp
@@ -73,8 +74,8 @@ DEBOUNCE_S = 0.08
 POLL_S = 2.0
 
 
-class PapertrayApp(ReaderTools, SavingApp, SelectingApp, LibraryWorkers, MarkingApp, SyncingApp,
-                   SearchingApp, KeysApp, FramesApp):
+class PapertrayApp(LinkTools, ReaderTools, SavingApp, SelectingApp, LibraryWorkers, MarkingApp,
+                   SyncingApp, SearchingApp, KeysApp, FramesApp):
     """The browser. Build it with :func:`make_app`."""
 
     CSS_PATH = "papertray.tcss"

@@ -16,7 +16,7 @@ from rich.measure import Measurement
 from rich.style import Style
 from rich.text import Text
 
-from db.models import Paper
+from db.models import Hit, Paper
 from db.search.highlight import match_spans
 from db.seeds.render import render_plain, render_segments
 from db.text import clean, one_line
@@ -155,6 +155,22 @@ def abstract_text(markup: str, terms: Sequence[str], highlight: str | Style,
     return out
 
 
+def byline(hit: Hit, with_venue: bool = False) -> str:
+    """The results table's byline of ``hit``: its first author's last name ("et al." when
+    there are more), its year, and with ``with_venue`` its venue ("Vedaldi et al. 2024",
+    "Smith NeurIPS 2023"); "" for a paper with none of them (a text seed's)."""
+    parts = []
+    if hit.authors:
+        last = hit.authors[0].split(",")[0] if "," in hit.authors[0] else \
+            (hit.authors[0].split() or [""])[-1]
+        parts.append(last + (" et al." if len(hit.authors) > 1 else ""))
+    if with_venue and hit.venue:
+        parts.append(hit.venue)
+    if hit.year:
+        parts.append(str(hit.year))
+    return one_line(" ".join(parts))
+
+
 # -- whole panels ----------------------------------------------------------------------------
 
 def paper_text(paper: Paper, terms: Sequence[str], glyphs: Mapping[str, str],
@@ -183,9 +199,17 @@ def paper_text(paper: Paper, terms: Sequence[str], glyphs: Mapping[str, str],
                                         paper.collection, sources, paper.short_id) if part)
     out.append("\n")
     out.append_text(plain(meta, styles["meta"], ascii_only=ascii_only))
+    details = glyphs["sep"].join(filter(None, (
+        paper.decision, paper.track and f"{paper.track} track", paper.area)))
+    if details:
+        out.append("\n")
+        out.append_text(plain(details, styles["meta"], ascii_only=ascii_only))
+    if paper.keywords:
+        out.append("\nkeywords ", styles["meta"])
+        out.append_text(plain("; ".join(paper.keywords), ascii_only=ascii_only))
     if paper.code_url:
         out.append("\ncode ", styles["meta"])
-        out.append_text(plain(paper.code_url, ascii_only=ascii_only))
+        out.append_text(link_text(paper.code_url, ascii_only))
     if paper.tags:
         out.append("\ntags ", styles["meta"])
         out.append_text(plain(" ".join("#" + tag for tag in paper.tags), styles.get("tag", ""),
@@ -199,8 +223,16 @@ def paper_text(paper: Paper, terms: Sequence[str], glyphs: Mapping[str, str],
                                       styles["math"], glyphs["more"], ascii_only))
     else:
         out.append("(no abstract in the seed files)", styles["meta"])
-    others = [u for u in paper.urls if u != paper.code_url]
+    others = [(kind, url) for kind, url in paper.links if kind not in ("code", "search")]
     if others:
-        out.append("\n\nlinks ", styles["meta"])
-        out.append_text(plain(" ".join(others), ascii_only=ascii_only))
+        out.append("\n")
+        for kind, url in others:
+            out.append(f"\n{kind} ", styles["meta"])
+            out.append_text(link_text(url, ascii_only))
     return out
+
+
+def link_text(url: str, ascii_only: bool = False) -> Text:
+    """A URL as a link the terminal can open (OSC 8, where it supports them; others show the
+    text alone), except on an ASCII-only screen (the Linux console), where it is text."""
+    return plain(url, "" if ascii_only else Style(link=one_line(url)), ascii_only=ascii_only)

@@ -11,11 +11,15 @@ one before it.
 
 from __future__ import annotations
 
+import os
+from datetime import UTC, datetime
+
 from textual import on
 
 from db.models import SHORT_ID_LEN, MarkChange
 from db.text import one_line
 from tui.browser.base import BrowserBase
+from tui.browser.editors import TextPrompt
 from tui.browser.messages import Exported, MarksSaved, while_running
 from tui.browser.widgets import FOLLOW_CURSOR
 from tui.browser.workers import MarkOp
@@ -90,6 +94,36 @@ class MarkingApp(BrowserBase):
         thread; :meth:`_exported` shows where."""
         if self.lib is not None and not self.export_selection():
             self.ask_export(self._query, self.status_filter)
+
+    def action_export_to(self) -> None:
+        """Ask for the file to export the papers shown (or selected) to, the data folder's
+        exports/ offered; its ending picks the format. A file that exists is not replaced."""
+        if self.lib is None:
+            return
+        offered = self.lib.exports_folder / f"papertray-{self._export_stamp()}.md"
+        ids = tuple(self.selection)
+
+        def write(answer: str | None) -> None:
+            path = os.path.expanduser(answer.strip()) if answer else ""
+            if not path:
+                return
+            if os.path.exists(path):
+                self.notify(f"{one_line(path)} exists: name another file", severity="warning",
+                            markup=False, timeout=6)
+                return
+            self.ask_export(one_line(self._query), self.status_filter, ids, path)
+            if ids:
+                self.action_clear_selection()
+
+        what = f"{len(ids)} selected papers" if ids else "the papers shown"
+        self.push_screen(TextPrompt(
+            "Export", what, str(offered),
+            "the ending picks the format: .md .csv .json .bib; Enter writes, Esc cancels"),
+            write)
+
+    @staticmethod
+    def _export_stamp() -> str:
+        return datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
 
     @on(Exported)
     @while_running

@@ -10,9 +10,6 @@ how to let it through where it is known not to pass (:func:`clipboard_hint`).
 
 from __future__ import annotations
 
-import os
-import subprocess
-
 from db.marks.notes import MAX_NOTE_CHARS
 from db.models import Paper
 from db.seeds.render import render_plain
@@ -20,31 +17,13 @@ from db.text import one_line
 from tui.browser.editors import TextPrompt, tags_problem
 from tui.browser.messages import Follow
 from tui.browser.settings import LAYOUTS, Settings, settings_path
+from tui.browser.terminal import clipboard_hint
 from tui.browser.workers import MarkOp
 
 #: Textual breakpoints for each layout: ``auto`` is side by side from this many columns.
 WIDE_AT = 120
 BREAKPOINTS = {"auto": [(0, "-narrow"), (WIDE_AT, "-wide")], "stacked": [(0, "-narrow")],
                "side": [(0, "-wide")]}
-
-
-#: What makes tmux pass a program's OSC 52 on (its default, ``external``, keeps it).
-TMUX_HINT = "for tmux to pass it on: set -g set-clipboard on"
-
-
-def clipboard_hint(in_web_page: bool) -> str:
-    """What the reader must do for a copy to reach the clipboard where it is known not to:
-    inside tmux (``$TMUX``) whose ``set-clipboard`` is not ``on`` or cannot be read (``tmux show
-    -gv set-clipboard``, asked at each copy: one short process). "" elsewhere, and in the web
-    page of ``papertray serve``, whose terminal takes OSC 52 itself."""
-    if in_web_page or not os.environ.get("TMUX"):
-        return ""
-    try:
-        answer = subprocess.run(["tmux", "show", "-gv", "set-clipboard"], capture_output=True,
-                                text=True, timeout=2, stdin=subprocess.DEVNULL).stdout.strip()
-    except (OSError, subprocess.SubprocessError):
-        answer = ""
-    return "" if answer == "on" else TMUX_HINT
 
 
 class ReaderTools:
@@ -186,11 +165,8 @@ class ReaderTools:
         if paper is None:
             return
         if what == "link":
-            link = paper.code_url or (paper.urls[0] if paper.urls else None)
-            if link is None:
-                self.notify("this paper has no link; c copies a citation", timeout=4)
-                return
-            text, said = link, f"the link {one_line(link)}"
+            text = paper.links[0][1]  # (every paper has one: at least a search for it)
+            said = f"the link {one_line(text)}"
         elif what == "abstract":
             text = render_plain(paper.abstract_markup)
             if not text.strip():  # a paper known by its title: keep the clipboard as it is

@@ -32,6 +32,9 @@ QUERY_SYNTAX = (
     ("like:0412d482", "papers most like that one ({similar}); like:to-read: like your list "
                       "({like-to-read})"),
     ("au:vedaldi", "papers with an author of that name (au:andrea_vedaldi for both names)"),
+    ("year:>=2024 venue:icml", "by year (year:2024, year:2020..2023) and venue"),
+    ("decision:oral track:main", "fields of paper lists: decision (oral, spotlight, poster), "
+                                 "track, kw: (keywords), area:"),
 )
 
 

@@ -25,6 +25,7 @@ import asyncio
 import contextlib
 import os
 import selectors
+import subprocess
 import threading
 from collections.abc import Callable
 from typing import IO, TYPE_CHECKING
@@ -191,3 +192,22 @@ else:
                 self.process_message(event)
             except Exception:  # the input thread must outlive any one event
                 return
+
+
+#: What makes tmux pass a program's OSC 52 on (its default, ``external``, keeps it).
+TMUX_HINT = "for tmux to pass it on: set -g set-clipboard on"
+
+
+def clipboard_hint(in_web_page: bool) -> str:
+    """What the reader must do for a copy to reach the clipboard where it is known not to:
+    inside tmux (``$TMUX``) whose ``set-clipboard`` is not ``on`` or cannot be read (``tmux show
+    -gv set-clipboard``, asked at each copy: one short process). "" elsewhere, and in the web
+    page of ``papertray serve``, whose terminal takes OSC 52 itself."""
+    if in_web_page or not os.environ.get("TMUX"):
+        return ""
+    try:
+        answer = subprocess.run(["tmux", "show", "-gv", "set-clipboard"], capture_output=True,
+                                text=True, timeout=2, stdin=subprocess.DEVNULL).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        answer = ""
+    return "" if answer == "on" else TMUX_HINT

@@ -19,6 +19,7 @@ import sqlite3
 import threading
 from collections import deque
 from dataclasses import dataclass
+from pathlib import Path
 
 from textual import work
 from textual.worker import get_current_worker
@@ -75,7 +76,8 @@ class LibraryWorkers:
         self._mark_queue: deque[MarkOp] = deque()
         self._mark_lock = threading.Lock()
         # exports asked for (query, status filter, ids) that no worker has begun yet
-        self._exports_asked: deque[tuple[str, str]] = deque()
+        #: exports asked for and not begun: (query, status, ids, file; "" for the data folder)
+        self._exports_asked: deque[tuple[str, str, tuple[str, ...], str]] = deque()
         self._export_lock = threading.Lock()
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="open")
@@ -215,11 +217,13 @@ class LibraryWorkers:
             paper = None
         self.post_message(PaperLoaded(paper_id, paper))
 
-    def ask_export(self, query: str, status: str, ids: tuple[str, ...] = ()) -> None:
-        """Export the papers of ``query`` and the status filter, or the papers ``ids``
+    def ask_export(self, query: str, status: str, ids: tuple[str, ...] = (),
+                   path: str = "") -> None:
+        """Export the papers of ``query`` and the status filter, or the papers ``ids``, to
+        ``path`` (its ending picks the format) or to a new Markdown file in the data folder
         (:meth:`export_papers`)."""
         with self._export_lock:
-            self._exports_asked.append((query, status, ids))
+            self._exports_asked.append((query, status, ids, path))
         self.export_papers()
 
     @work(thread=True, exit_on_error=False, group="export")
@@ -230,18 +234,25 @@ class LibraryWorkers:
         with self._export_lock:
             if not self._exports_asked:
                 return  # written by flush_exports as the app closed
-            query, status, ids = self._exports_asked.popleft()
+            asked = self._exports_asked.popleft()
         try:
-            path, count = self._export(query, status, ids)
+            path, count = self._export(*asked)
         except (LibraryError, sqlite3.Error, OSError) as exc:
             self.post_message(Exported("", 0, str(exc)))
             return
         self.post_message(Exported(str(path), count))
 
-    def _export(self, query: str, status: str, ids: tuple[str, ...]) -> tuple[str, int]:
-        """Export to the data folder; a file of no papers is removed (path "")."""
+    def _export(self, query: str, status: str, ids: tuple[str, ...], to: str
+                ) -> tuple[str, int]:
+        """Export to ``to``, else to the data folder; a file of no papers is removed (path
+        "")."""
         assert self.lib is not None
-        path, count = self.lib.export_to_data_dir(query, status_argument(status), ids=ids or None)
+        if to:
+            path = Path(to)
+            count = self.lib.export_file(path, query, status_argument(status), ids=ids or None)
+        else:
+            path, count = self.lib.export_to_data_dir(query, status_argument(status),
+                                                      ids=ids or None)
         if count == 0:
             path.unlink(missing_ok=True)
             return "", 0
@@ -253,9 +264,9 @@ class LibraryWorkers:
         still writes the file)."""
         with self._export_lock:
             asked, self._exports_asked = list(self._exports_asked), deque()
-        for query, status, ids in asked:
+        for export in asked:
             with contextlib.suppress(LibraryError, sqlite3.Error, OSError):
-                self._export(query, status, ids)
+                self._export(*export)
 
     def queue_mark(self, op: MarkOp) -> None:
         """Queue a marking step and start a worker that writes the queue (in order)."""

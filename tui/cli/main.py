@@ -163,6 +163,8 @@ def show(obj: Context, paper_id: str, as_json: bool) -> None:
         ("title", render_plain(paper.title) if paper.title else None),
         ("authors", ", ".join(paper.authors)),
         ("venue", " ".join(str(v) for v in (paper.venue, paper.year) if v)),
+        ("decision", paper.decision), ("track", paper.track), ("area", paper.area),
+        ("keywords", "; ".join(paper.keywords)),
         ("status", paper.status), ("tags", " ".join(paper.tags)), ("note", paper.note),
         ("collection", paper.collection),
         ("sources", ", ".join(f"{s.file}:{s.position}" for s in paper.sources)),
@@ -174,10 +176,11 @@ def show(obj: Context, paper_id: str, as_json: bool) -> None:
     if data["abstract"]:
         click.echo()
         click.echo(textwrap.fill(one_line(data["abstract"]), width=columns, break_on_hyphens=False))
-    other = [u for u in paper.urls if u != paper.code_url]
+    other = [(kind, url) for kind, url in paper.links if kind != "code"]
     if other:
         click.echo()
-        click.echo("links:      " + " ".join(one_line(u) for u in other))
+        for kind, url in other:
+            click.echo(f"{kind + ':':<12}{one_line(url)}")
 
 
 @cli.command()

@@ -23,7 +23,7 @@ from db.models import Hit
 from db.seeds.render import render_plain
 from tui.actions import TABLE_ACTIONS
 from tui.browser.bindings import bindings_of
-from tui.browser.display import ascii_headline, plain
+from tui.browser.display import ascii_headline, byline, plain
 from tui.browser.widgets.fast_table import FastTable
 from tui.glyphs import ASCII_GLYPHS
 
@@ -72,7 +72,7 @@ class ResultsTable(FastTable, inherit_bindings=False):
         self.total = 0
         """Number of hits of the query (loaded or not)."""
         self._hits: dict[str, Hit] = {}
-        self._widths: tuple[int, int, int] = (0, 0, 0)
+        self._widths: tuple[tuple[str, int], ...] = ()
         #: what the rows show (the theme, then id, name, title, headline, status and tags per
         #: row), as last filled
         self._shown: list | None = None
@@ -256,21 +256,41 @@ class ResultsTable(FastTable, inherit_bindings=False):
         if self._column_widths() != self._widths:
             self._fill(self.current_id, self.cursor_row)
 
-    def _column_widths(self) -> tuple[int, int, int]:
-        """Widths of the name, tags (0: no paper in the window has a tag) and headline."""
+    def _column_widths(self) -> tuple[tuple[str, int], ...]:
+        """The columns of the window, ``(key, width)`` left to right: the mark; the name, when
+        a paper of the window has no title (a title says what the name would); the tags, when
+        one has tags; the title (else the headline), in the width left; and the byline (authors,
+        year, venue), when one has them."""
         width = self.scrollable_content_region.width
-        name = max(6, min(18, width // 5))
-        tags = min(max((len(_tags_text(h)) for h in self._hits.values()), default=0), width // 5)
-        # the columns, each with cell padding on both sides, plus the one-cell mark column
-        columns = 4 if tags else 3
-        headline = max(4, width - name - tags - 1 - 2 * columns * self.cell_padding)
-        return name, tags, headline
+        hits = self._hits.values()
+        columns = [("mark", 1)]
+        if not hits or any(not h.title for h in hits):
+            columns.append(("name", max(6, min(18, width // 5))))
+        tags = min(max((len(_tags_text(h)) for h in hits), default=0), width // 5)
+        if tags:
+            columns.append(("tags", tags))
+        bylines = [byline(h, self._venues > 1) for h in hits]
+        by = min(max(map(len, bylines), default=0), width // 4 if width >= 40 else 0)
+        # each column has cell padding on both sides
+        used = sum(w for _k, w in columns) + by + 2 * (len(columns) + 1 + bool(by)) * \
+            self.cell_padding
+        columns.append(("headline", max(4, width - used)))
+        if by:
+            columns.append(("byline", by))
+        return tuple(columns)
+
+    @property
+    def _venues(self) -> int:
+        """How many venues (with their year) the window's papers have: the byline names each
+        paper's only when there are several."""
+        return len({(h.venue, h.year) for h in self._hits.values() if h.venue})
 
     def _fill(self, focus: str | int | None, fallback: int) -> None:
         widths = self._column_widths()
         # the styles are in the cells: a change of theme draws them anew
         shown = [self.app.theme, *((h.id, h.name, h.title, h.headline, h.status, h.tags,
-                                    h.id in self.selected) for h in self._hits.values())]
+                                    h.authors, h.year, h.venue, h.id in self.selected)
+                                   for h in self._hits.values())]
         if widths == self._widths and self.columns and shown == self._shown:
             pass  # the rows shown already (a key that changed no hit): nothing to draw again
         elif widths == self._widths and self.columns:
@@ -278,11 +298,8 @@ class ResultsTable(FastTable, inherit_bindings=False):
         else:  # the width changed: the columns are rebuilt to fit it
             self._widths = widths
             self.clear(columns=True)
-            self.add_column("", width=1, key="mark")
-            self.add_column("name", width=widths[0], key="name")
-            if widths[1]:
-                self.add_column("tags", width=widths[1], key="tags")
-            self.add_column("headline", width=widths[2], key="headline")
+            for key, width in widths:
+                self.add_column("" if key == "mark" else key, width=width, key=key)
         if shown != self._shown or not self.row_count:
             for hit in self._hits.values():
                 self.add_row(*self._cells(hit), key=hit.id)
@@ -299,9 +316,12 @@ class ResultsTable(FastTable, inherit_bindings=False):
         self.move_cursor(row=min(max(row, 0), self.row_count - 1), animate=False)
 
     def _name_cell(self, hit: Hit) -> Text:
-        """The name (else the short id), after :data:`SELECTED` when the paper is selected."""
+        """The name (else the short id; nothing for a paper with a title), after
+        :data:`SELECTED` when the paper is selected."""
         ascii_only = self.glyphs is ASCII_GLYPHS
-        if hit.name:
+        if hit.title:
+            name = Text("", end="")
+        elif hit.name:
             name = plain(hit.name, self._style("name"), ascii_only)
         else:
             name = plain(hit.short_id, self._style("id"), ascii_only)
@@ -310,15 +330,24 @@ class ResultsTable(FastTable, inherit_bindings=False):
         return name
 
     def _cells(self, hit: Hit) -> tuple[Text, ...]:
+        """The row of ``hit``, a cell for each column of :meth:`_column_widths`."""
         ascii_only = self.glyphs is ASCII_GLYPHS
-        name = self._name_cell(hit)
-        headline = plain(render_plain(hit.title, ascii_only) if hit.title else
-                         ascii_headline(hit.headline) if ascii_only else hit.headline,
-                         ascii_only=ascii_only)
-        if not self._widths[1]:
-            return self._mark_cell(hit.status), name, headline
-        return (self._mark_cell(hit.status), name,
-                plain(_tags_text(hit), self._style("tags"), ascii_only), headline)
+        keys = [key for key, _width in self._widths]
+        cells = {"mark": self._mark_cell(hit.status)}
+        cells["headline"] = plain(render_plain(hit.title, ascii_only) if hit.title else
+                                  ascii_headline(hit.headline) if ascii_only else hit.headline,
+                                  ascii_only=ascii_only)
+        if "name" in keys:
+            cells["name"] = self._name_cell(hit)
+        elif hit.id in self.selected:  # (no name column: the mark goes before the title)
+            cells["headline"] = Text.assemble((SELECTED, "bold reverse"), " ",
+                                              cells["headline"], end="")
+        if "tags" in keys:
+            cells["tags"] = plain(_tags_text(hit), self._style("tags"), ascii_only)
+        if "byline" in keys:
+            cells["byline"] = plain(byline(hit, self._venues > 1), self._style("id"),
+                                    ascii_only)
+        return tuple(cells[key] for key in keys)
 
     def _mark_cell(self, status: str) -> Text:
         return Text(self.glyphs[status], style=self._style(status), end="")
