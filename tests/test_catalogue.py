@@ -84,7 +84,10 @@ def test_a_catalogue_gives_its_abstracts_their_titles(tmp_path):
             assert (paper.urls[1:], paper.code_url) == (old.urls, old.code_url)
         record = next(json.loads(line) for line in SAMPLE.read_text().splitlines()
                       if json.loads(line)["title"] == PARM_TITLE)
-        assert lib.get(PARM).authors == tuple(record["authors"])
+        parm = lib.get(PARM)
+        assert (parm.authors, parm.decision, parm.track) == (
+            tuple(record["authors"]), "Poster", "main")
+        assert ("paper", record["site"]) in parm.own_links
         assert lib.search("preference-aware autoregressive").hits[0].id == PARM
         assert lib.search(f'"{PARM_TITLE}"').total == 1  # one paper, not two
 
@@ -154,6 +157,7 @@ def test_the_catalogue_is_matched_again_when_abstracts_come_and_go(tmp_path):
         assert {pid: titles[pid] for pid in in_a} == {pid: MATCHED[pid] for pid in in_a}
         gone = {MATCHED[pid] for pid in MATCHED if pid not in titles}
         assert gone and gone <= set(titles.values())  # title-only papers again
+        assert lib.get(title_id(MATCHED[only_b[0]])).decision == "Poster"
         # the mark of an abstract gone is on its title now, and back when the abstract is
         alone = title_id(MATCHED[only_b[0]])
         assert (lib.get(alone).status, report.reattached, report.orphans) == ("to-read", 1, 0)

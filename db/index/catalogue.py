@@ -25,7 +25,7 @@ from dataclasses import fields, replace
 from pathlib import Path
 
 from db.index.plan import Planned
-from db.index.rows import entries_of, meta_json, prepare_file
+from db.index.rows import details_of, entries_of, meta_json, prepare_file
 from db.index.write import Changes, Writer
 from db.models import SyncReport
 from db.seeds.entry import Entry
@@ -171,9 +171,13 @@ def merged_entry(abstract: Entry, record: Entry) -> Entry:
 
 
 def _values(meta: dict) -> dict:
-    """A source's fields (JSON) as an entry's: lists made tuples, unknown keys left out."""
-    return {k: tuple(v) if isinstance(v, list) else v for k, v in meta.items()
-            if k in _ENTRY_FIELDS}
+    """A source's fields (:func:`db.index.rows.meta_json`) as an entry's: lists made tuples,
+    the details object made its fields, other keys left out."""
+    values = {k: tuple(v) if isinstance(v, list) else v for k, v in meta.items()
+              if k in _ENTRY_FIELDS}
+    if meta.get("details"):
+        values.update(details_of(meta["details"]))
+    return values
 
 
 def record_entry(position: int, collection: str, meta: str) -> Entry:

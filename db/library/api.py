@@ -50,7 +50,7 @@ def _similar():
     return similar
 
 
-def _match_titles(conn: sqlite3.Connection, titles: list[str], collection: str) -> list:
+def _titles(conn: sqlite3.Connection, titles: list[str], collection: str) -> list:
     from db.search.known import match_titles  # (when a catalogue is matched)
     return match_titles(conn, titles, collection)
 
@@ -127,8 +127,7 @@ class Library(SavedSearches, MarksTransfer):
             force = recovery.set_aside_if_damaged(self)
         try:
             notes_db.keep_missing_anchors(self._index(), self._marks(), self._describe)
-            report, changes = sync_db.sync(self._index(), self.seed_paths, force, progress,
-                                           _match_titles)
+            report, changes = sync_db.sync(self._index(), self.seed_paths, force, progress, _titles)
         except sqlite3.DatabaseError as exc:
             if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
                 raise LibraryError("the index is busy in another papertray; try again") from None
@@ -137,8 +136,7 @@ class Library(SavedSearches, MarksTransfer):
             if damage is None:
                 raise
             recovery.set_index_aside(self, damage)
-            report, changes = sync_db.sync(self._index(), self.seed_paths, True, progress,
-                                           _match_titles)
+            report, changes = sync_db.sync(self._index(), self.seed_paths, True, progress, _titles)
         if report.did_change:
             self._vocabulary = None
         if changes.added or changes.left or changes.merged:
@@ -155,12 +153,9 @@ class Library(SavedSearches, MarksTransfer):
         return self._db.take_notices() + taken
 
     def _reattach(self, changes: sync_db.Changes) -> int:
-        # first what a title-only paper had, now one with its abstract (db.index.catalogue)
-        merged = refind.follow_titles(self._index(), self._marks(), changes.merged)
         orphan_ids = [row[0] for row in self.orphans()]
         orphan_ids += [row[0] for row in self.orphan_annotations()]
-        return merged + refind.follow_edits(self._index(), self._marks(), orphan_ids,
-                                            changes.added, changes.left)
+        return refind.follow_edits(self._index(), self._marks(), orphan_ids, *changes)
 
     # -- reading -------------------------------------------------------------------------
     @recovering

@@ -238,7 +238,7 @@ def copy_to_versions(conn: sqlite3.Connection, donors: list[tuple[str, str]],
 
 
 def follow_edits(index: sqlite3.Connection, marks: sqlite3.Connection, orphan_ids: list[str],
-                 added: list[str], left: list[str]) -> int:
+                 added: list[str], left: list[str], merged: list[tuple[str, str]] = ()) -> int:
     """After a sync: marks, notes and tags follow their paper's edits. The orphans'
     (``orphan_ids``) move to the paper the sync ``added`` whose text is nearly theirs
     (:func:`reattach`); every other new version of a marked paper takes a copy
@@ -246,7 +246,9 @@ def follow_edits(index: sqlite3.Connection, marks: sqlite3.Connection, orphan_id
     of an orphan that moved); an orphan left with a version of it still in the index merges
     into it (:func:`merge_into_versions`). Returns how many papers took marks, notes or tags.
     ``index`` is a connection to the index (the marks attached as ``m``), ``marks`` to the
-    marks file."""
+    marks file. First of all, what a title-only paper had follows it to the abstract it is one
+    paper with now (``merged``: :func:`follow_titles`)."""
+    titles = follow_titles(index, marks, list(merged))
     kept = _annotated(index, left)
     moved: list[tuple[str, str, str]] = []
     copied = 0
@@ -262,8 +264,8 @@ def follow_edits(index: sqlite3.Connection, marks: sqlite3.Connection, orphan_id
         moved = reattach(marks, orphan_ids, finder)
         copied = copy_to_versions(marks, [(new, text) for _, new, text in moved] + kept, finder)
     gone = {old for old, _, _ in moved}
-    merged = merge_into_versions(index, marks, [o for o in orphan_ids if o not in gone])
-    return len(moved) + copied + merged
+    joined = merge_into_versions(index, marks, [o for o in orphan_ids if o not in gone])
+    return titles + len(moved) + copied + joined
 
 
 def merge_into_versions(index: sqlite3.Connection, marks: sqlite3.Connection,
