@@ -98,13 +98,14 @@ class Held:
             plans += [_with_entries(conn, p) for p in stored]
         if not plans:
             return first
-        second = self._rematch(plans)
+        second = self._rematch(plans, set(first.added))
         return Changes(first.added + second.added, sorted({*first.left, *second.left}),
                        second.merged)
 
-    def _rematch(self, plans: list[Planned]) -> Changes:
+    def _rematch(self, plans: list[Planned], new: set[str]) -> Changes:
         """Take the catalogues' old sources out, match their titles, write them again; the
-        report counts what changed against the index before (not the steps between)."""
+        report counts what changed against the index before (not the steps between; ``new``:
+        papers the sync added before, counted already)."""
         conn, paths = self.conn, [str(p.path) for p in plans]
         ids_before = _sourced(conn, paths)
         unchanged = [path for path in paths if path not in self.held]
@@ -117,7 +118,7 @@ class Held:
             p.entries, outcomes, found = self._matched(p.entries or [], p.collection)
             merged += found
             # (an abstract the catalogue was no source of is as it was before the sync)
-            before.update(_fields(conn, {pid for _, pid in found} - before.keys()))
+            before.update(_fields(conn, {pid for _, pid in found} - before.keys() - new))
             p.prepared, p.vocab = prepare_file(p.entries)
             conn.execute("DELETE FROM catalogue WHERE file=?", (str(p.path),))
             conn.executemany(
