@@ -12,7 +12,10 @@ a query:
 * each abstract is scored on its name and text alone: a title a catalogue gave it before must
   not decide its match again;
 * each candidate abstract's words are stemmed once for all the titles (3,340 titles against 35
-  abstracts: each abstract is a candidate of hundreds of titles).
+  abstracts: each abstract is a candidate of hundreds of titles);
+* only abstracts whose collection may be the catalogue's are candidates (:func:`same_year`),
+  and when they are few (:data:`POOL_MAX`) they are searched in memory, each word weighed by
+  how rare it is among them, so that the library's other papers change nothing.
 
 A title is **matched** to its best abstract only with a clear margin on both sides: its score
 is at least :data:`FLOOR` and :data:`MARGIN` above its second-best abstract's, and no other title
@@ -42,7 +45,7 @@ from db.search.rerank import (
 )
 
 # The figures below were set on the 35 shipped abstracts and ICML 2025's catalogue of 3,340
-# titles (tests/test_catalogue_corpus.py): 34 of the 35 real titles matched and none wrong; with
+# titles (tests/test_catalogue.py): 34 of the 35 real titles matched and none wrong; with
 # the 35 real titles taken out of the catalogue, 6 abstracts take a wrong title (a catalogue
 # that lacks a paper can name its abstract with a near miss).
 #: The least score (:func:`db.search.rerank.ranked`'s scale, [0, 1.45]) of a match. The real
@@ -52,7 +55,7 @@ FLOOR = 0.45
 #: more, all but one 0.26 and more).
 MARGIN = 0.2
 #: Evidence of the best title for an abstract over the next title whose best it is too (the
-#: real titles: 1.42 times the next one's or more).
+#: real titles: 1.55 times the next one's or more).
 EVIDENCE_RATIO = 1.3
 #: Candidates scored per title, the best by their rarest words (db.search.rerank).
 CANDIDATES = 8
