@@ -34,7 +34,7 @@ async def test_the_footer_follows_the_focus_rebuilt_once_per_move(tmp_path: Path
     monkeypatch.setattr(KeysFooter, "recompose", counted)
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
-        await wait_for(pilot, lambda: "search" in _footer(app), "the table's keys")
+        await wait_for(pilot, lambda: "open" in _footer(app), "the table's keys")
         assert "results" not in _footer(app)
         before = len(rebuilds)
         await pilot.press("slash")
@@ -42,7 +42,7 @@ async def test_the_footer_follows_the_focus_rebuilt_once_per_move(tmp_path: Path
         await settle(pilot)
         await wait_for(pilot, lambda: "results" in _footer(app), "the search bar's keys",
                        state=lambda: str(_footer(app)))
-        assert "search" not in _footer(app) and "to-read" not in _footer(app)
+        assert "open" not in _footer(app) and "to-read" not in _footer(app)
         # blur, focus and the ancestors' focus events: Textual's footer rebuilt three times
         assert len(rebuilds) - before == 1
         await pilot.press("enter")

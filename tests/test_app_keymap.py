@@ -75,7 +75,7 @@ async def test_the_footer_help_and_palette_show_the_keys_in_force(tmp_path: Path
         await settle(pilot)
         await wait_for(pilot, lambda: ("R", "read") in _footer(app), "the footer's new key")
         # the footer keeps its order: a rebound key is not moved to its end
-        assert _footer(app) == [("h", "help"), ("/", "search"), ("R", "read"), ("t", "to-read"),
+        assert _footer(app) == [("h", "help"), ("⏎", "open"), ("R", "read"), ("t", "to-read"),
                                 ("d", "dismiss"), ("U", "undo"), ("q", "quit"),
                                 ("^p", "palette")]
         await pilot.press("question_mark")  # no longer the help's key
@@ -170,3 +170,21 @@ async def test_two_actions_swap_their_keys(tmp_path: Path) -> None:
         burst(app, ["r"])
         await settle(pilot)
     assert _statuses(seeds, data) == {first: "read", second: "to-read"}
+
+
+async def test_the_reading_view_takes_the_mark_keys_in_force_and_its_own(tmp_path: Path) -> None:
+    """keys.toml moves mark-read to R: R marks read in the reading view too (the same binding
+    id), r no longer does; read-next moved to n (next-new's key on the results only)."""
+    _keys_file('mark-read = "R"\nread-next = "n"\n')
+    app, seeds, data = shipped_app(tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        order = app.table.paper_ids
+        burst(app, ["enter", "r", "j"])  # the old keys: nothing
+        await settle(pilot)
+        assert app.table.current_id == order[0] and _statuses(seeds, data) == {}
+        burst(app, ["R", "n", "t"])
+        await settle(pilot)
+        footer = [(key.key_display, key.description) for key in app.screen.query(FooterKey)]
+        assert ("R", "read") in footer and ("n", "next") in footer
+    assert _statuses(seeds, data) == {order[0]: "read", order[1]: "to-read"}

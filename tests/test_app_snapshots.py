@@ -99,3 +99,12 @@ def test_ascii_without_colour(snap_compare, tmp_path: Path, monkeypatch) -> None
     monkeypatch.setenv("NO_COLOR", "1")
     app = app_on(shipped_copy(tmp_path), tmp_path / "data", ascii_only=True)
     assert snap_compare(app, terminal_size=(80, 24), run_before=_after("t", "r"))
+
+
+def test_reading_view_80x24(snap_compare, tmp_path: Path) -> None:
+    """Enter on a row, then ``j`` and ``t`` in the reading view: WUDI-Merging full screen,
+    marked to-read, with its place in the list, its tags and note, and the view's keys."""
+    app = app_on(shipped_copy(tmp_path), tmp_path / "data")
+    assert snap_compare(app, terminal_size=(80, 24), run_before=_after(
+        "j", "number_sign", "type:merging", "enter", "a", "type:data-free [baseline]", "enter",
+        "k", "enter", "j", "t"))

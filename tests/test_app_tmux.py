@@ -177,7 +177,7 @@ def test_a_paste_with_an_escape_and_a_line_break_is_only_search_text(tmp_path: P
         screen = terminal.wait_for("/ model [2J x rrr tttz ", "» to-read 0  4 ✓ read 0")
         assert "^[" not in screen
         terminal.keys("Escape")
-        terminal.wait_for("/ search")
+        terminal.wait_for("⏎ open")  # the table's keys are back in the footer
         terminal.keys("q")
         terminal.wait_for("[papertray exited 0]")
     finally:

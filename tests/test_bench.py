@@ -141,3 +141,21 @@ def test_the_catalogue_benchmark_prints_its_table(tmp_path: Path) -> None:
     assert sum(counts) == 16 and rows["shipped abstracts titled"] == f"{counts[0]} of 35"
     assert all(float(rows[name]) > 0 for name in list(rows)[:4]), out  # every time measured
     assert "## 135 abstracts (100 of the corpus, one file per collection)" in out
+
+
+def test_the_names_benchmark_counts_shared_and_latex_names(tmp_path: Path) -> None:
+    """bench/names.py on a small corpus: two papers deriving one name are counted as sharing
+    it, a library built from them shows it for neither."""
+    corpus = tmp_path / "corpus.jsonl"
+    abstracts = [f"Paper {i} studies problem {i} at length, with words enough." for i in range(6)]
+    abstracts += ["Clustering is hard. We propose FooNet, a model of clusters.",
+                  "Retrieval is hard. We introduce FooNet, a model of retrieval.",
+                  "Tables are hard. We present BarNet, a model of tables."]
+    corpus.write_text("".join(json.dumps({"abstract": a}) + "\n" for a in abstracts),
+                      encoding="utf-8")
+    out = subprocess.run([sys.executable, str(REPO / "bench" / "names.py"), str(corpus),
+                          "--sizes", "9", "--files", "2", "--build"],
+                         capture_output=True, text=True, timeout=300, check=True).stdout
+    assert "derived: 3 of 9 papers named, 2 share their name (66.7%), 0 LaTeX-looking" in out
+    assert "most shared: foonet 2" in out
+    assert "rule on : 1 of 9 papers named, 0 share their name (0.0%)" in out

@@ -78,6 +78,26 @@ def test_the_panel_text_has_label_status_sources_code_and_abstract():
                           "project https://y.invalid")
 
 
+def test_the_panels_links_are_terminal_links_except_on_an_ascii_screen():
+    """Each link of the panel carries an OSC 8 link (Rich's ``link`` style) to its own URL;
+    the Linux console's ASCII screen gets the text alone."""
+    paper = Paper(id="0412d482992496cb", name="PARM", title=None, headline="h", status="new",
+                  score=0.0, collection="", code_url="https://x.invalid/code",
+                  abstract_source="", abstract_markup="An abstract.",
+                  urls=("https://x.invalid/code", "https://y.invalid/page"),
+                  decision="Oral", track="main", keywords=("rl", "moe"),
+                  own_links=(("doi", "https://doi.org/10.1/x"),))
+    styles = {"label": "", "meta": "", "highlight": HIGHLIGHT, "math": MATH, "new": ""}
+    text = paper_text(paper, (), GLYPHS, styles)
+    assert "\nOral · main track\nkeywords rl; moe\n" in text.plain
+    linked = {text.plain[span.start:span.end]: span.style.link for span in text.spans
+              if isinstance(span.style, Style) and span.style.link}
+    assert linked == {url: url for url in ("https://x.invalid/code", "https://doi.org/10.1/x",
+                                           "https://y.invalid/page")}
+    ascii_text = paper_text(paper, (), ASCII_GLYPHS, styles)
+    assert not [s for s in ascii_text.spans if isinstance(s.style, Style) and s.style.link]
+
+
 def test_a_huge_abstract_is_cut_for_the_panel():
     from tui.browser.display import MAX_SHOWN_CHARS, abstract_text
 

@@ -110,9 +110,9 @@ def test_a_bulk_first_build_of_odd_and_structured_seeds_equals_the_plain_one(
     conn.close()
     assert len(bulk["papers"]) > 35  # the odd and structured seeds were loaded too
     assert _secondary_indexes(tmp_path / "bulk") == [
-        "acronyms_singular", "paper_acronyms_short", "papers_collection", "papers_fts_data_ids",
-        "papers_id", "papers_name_order", "papers_seed_order", "papers_year_order",
-        "sources_paper"]
+        "acronyms_singular", "paper_acronyms_short", "papers_collection", "papers_derived_name",
+        "papers_fts_data_ids", "papers_id", "papers_name_order", "papers_seed_order",
+        "papers_year_order", "sources_paper"]
 
 
 def test_the_unique_paper_index_is_back_after_a_bulk_build(tmp_path, monkeypatch):

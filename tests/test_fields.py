@@ -98,6 +98,8 @@ def test_year_and_venue_read_the_collection_label_of_a_text_seed(fielded):
     assert len(_ids(fielded, "year:>=2024 venue:icml")) == 35
     assert _ids(fielded, "year:2020..2024") == set()
     assert _ids(fielded, "year:<2025") == set()
+    assert _ids(fielded, "year:2026-2024") == _ids(fielded, "year:2025")
+    assert fielded.search("year:>=2024..2026").notice.startswith("year:>=2024..2026 is no year")
     result = fielded.search("year:twenty")
     assert result.total == 35 and result.notice == (
         "year:twenty is no year; ignored (like year:2024, year:>=2023, year:2020..2023)")

@@ -17,9 +17,10 @@ from textual.keys import _character_to_key
 from textual.widgets import Input
 
 from tests.db_support import REPO, console_script
-from tui.actions import ACTIONS, APP_ACTIONS, TABLE_ACTIONS
+from tui.actions import ACTIONS, APP_ACTIONS, READING_ACTIONS, TABLE_ACTIONS
 from tui.browser.app import PapertrayApp
 from tui.browser.editors import TextPrompt
+from tui.browser.reading_screen import ReadingScreen
 from tui.browser.widgets import ResultsTable
 from tui.keymap import EDITING_KEYS, KEYS_FILE, config_dir, key_name, load_keymap
 
@@ -57,7 +58,17 @@ def test_the_bindings_are_made_from_the_table_of_actions() -> None:
                    for a in APP_ACTIONS]
     table = [(b.id, b.key) for b in ResultsTable.BINDINGS if isinstance(b, Binding)]
     assert table == [(a.id, ",".join(a.keys)) for a in TABLE_ACTIONS]
-    assert len(ACTIONS) == len(APP_ACTIONS) + len(TABLE_ACTIONS)  # no name twice
+    # the reading view's: its own, and the app's that work there too, under the app's ids
+    # (keys.toml gives a mark key to both places at once)
+    reading = {b.id: (b.key, b.action) for b in ReadingScreen.BINDINGS if isinstance(b, Binding)}
+    assert reading == {**{a.id: (",".join(a.keys), a.action) for a in READING_ACTIONS},
+                       **{a.id: (",".join(a.keys), f"app.{a.reading}") for a in APP_ACTIONS
+                          if a.reading}}
+    assert {a.name for a in APP_ACTIONS if a.reading} == {
+        "help", "mark-read", "mark-to-read", "mark-dismissed", "mark-new", "undo", "open-link",
+        "open-code", "copy-link", "copy-abstract", "copy-citation"}
+    # no name twice
+    assert len(ACTIONS) == len(APP_ACTIONS) + len(TABLE_ACTIONS) + len(READING_ACTIONS)
 
 
 def test_no_file_means_the_default_keys() -> None:
@@ -77,6 +88,16 @@ def test_a_file_rebinds_the_actions_it_names_and_no_other(tmp_path: Path) -> Non
     textual = keymap.for_textual()
     assert textual["app.mark-read"] == "R" and textual["table.down"] == "j,down,ctrl+n"
     assert "app.sort" not in textual  # neither rebound nor in the footer
+
+
+def test_the_reading_view_and_the_results_may_share_keys_not_the_marks(tmp_path: Path) -> None:
+    """n is next-new on the results only: the reading view may give it to read-next; x marks
+    new in both places, so read-close cannot have it."""
+    keymap = load_keymap(_write(tmp_path, 'read-next = ["j", "n"]\n'))
+    assert keymap.notice is None and keymap.keys["read-next"] == ("j", "n")
+    keymap = load_keymap(_write(tmp_path, 'read-close = ["escape", "x"]\n'))
+    assert keymap.notice is not None
+    assert '"x" is already the key of mark-new' in keymap.notice
 
 
 def test_two_actions_may_swap_their_keys(tmp_path: Path) -> None:
@@ -127,6 +148,9 @@ BAD_FILES = [
                         "another key in this file too)"),
     ('down = ["j", "n"]\n', 'line 1: "n" is already the key of next-new (give next-new '
                             "another key in this file too)"),
+    # the mark keys work in the reading view too: there j reads the next paper
+    ('mark-read = "j"\ndown = "down"\n', 'line 1: "j" is already the key of read-next (give '
+                                         "read-next another key in this file too)"),
     ('mark-read = "R"\nmark-to-read = \n', "line 2: not TOML (invalid value)"),
     ('mark-read = "R"\nmark-read = "T"\n', "line 2: not TOML (cannot overwrite a value)"),
     ("mark-read = 3\n", "line 1: mark-read takes a key or a list of keys, in quotes"),

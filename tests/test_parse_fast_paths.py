@@ -85,6 +85,7 @@ def plain_normalize(text: str) -> str:
 
 
 def plain_first_name_like(tail: str, seen, is_word: Callable[[str], bool]) -> str | None:
+    words = derive._TOKEN_RE.findall(tail)[:25]
     for i, m in enumerate(derive._TOKEN_RE.finditer(tail)):
         if i >= 25:
             break
@@ -97,8 +98,11 @@ def plain_first_name_like(tail: str, seen, is_word: Callable[[str], bool]) -> st
         if not derive._acceptable(token, seen):
             continue
         if derive._name_like(token):
+            if derive._describes_a_kind(token, words, tail):
+                continue
             return token
-        if i <= 1 and token[:1].isupper() and token.isalpha() and not is_word(token.lower()):
+        if (i <= 1 and token[:1].isupper() and token.isalpha() and not is_word(token.lower())
+                and derive._stands_alone(token, tail)):
             return token
     return None
 

@@ -26,7 +26,7 @@ import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tui.actions import ACTIONS, ANYWHERE, RESULTS, KeyAction
+from tui.actions import ACTIONS, ANYWHERE, SEARCH_BAR, KeyAction
 
 KEYS_FILE = "keys.toml"
 
@@ -275,14 +275,15 @@ def _keys_of(action: KeyAction, value: object, line: int) -> tuple[str, ...]:
 def _check_key(action: KeyAction, key: str, line: int) -> None:
     if key in RESERVED:
         raise KeymapError(line, f'"{key}" cannot be a key of papertray\'s ({RESERVED[key]})')
-    if action.where != RESULTS and (types_a_character(key) or key in EDITING_KEYS):
+    if action.where in (SEARCH_BAR, ANYWHERE) and (types_a_character(key) or key in EDITING_KEYS):
         raise KeymapError(line, f'{action.name} works while you type, so "{key}" cannot be '
                                 "its key (it types or edits text)")
 
 
 def _meet(one: KeyAction, other: KeyAction) -> bool:
-    """Whether the keys of two actions work in the same place (a shared key would clash)."""
-    return ANYWHERE in (one.where, other.where) or one.where == other.where
+    """Whether the keys of two actions work in the same place (a shared key would clash): the
+    mark keys work in the reading view as well as on the results (:attr:`KeyAction.places`)."""
+    return ANYWHERE in (one.where, other.where) or bool(one.places & other.places)
 
 
 def _check_clashes(name: str, given: list[str], rebound: dict[str, tuple[str, ...]],

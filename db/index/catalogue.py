@@ -249,7 +249,7 @@ def _fields(conn: sqlite3.Connection, ids: set[str]) -> dict[str, tuple]:
     for at in range(0, len(ordered), 500):
         chunk = ordered[at:at + 500]
         out.update((row[0], row[1:]) for row in conn.execute(
-            "SELECT id, name, title, headline, authors, year, venue, code_url, urls, "
+            "SELECT id, name, title, headline, authors, year, venue, code_url, urls, details, "
             f"collection FROM papers WHERE id IN ({','.join('?' * len(chunk))})", chunk))
     return out
 

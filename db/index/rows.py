@@ -42,8 +42,9 @@ def terms_of(text: str) -> set[str]:
 
 
 #: The columns of ``papers`` that a seed entry fills, in the order of :func:`paper_row`.
+#: ``derived_name`` is the entry's name too: db.index.names hides ``name`` where it is shared.
 PAPER_COLUMNS = ("id", "name", "title", "headline", "abstract_source", "abstract", "body",
-                  "urls", "code_url", "authors", "year", "venue", "details")
+                  "urls", "code_url", "authors", "year", "venue", "details", "derived_name")
 
 
 def prepare(e: Entry) -> tuple:
@@ -102,7 +103,7 @@ def paper_row(e: Entry) -> tuple:
     """
     return (e.id, e.name, e.title, e.headline, source_text(e), e.abstract_markup,
             search_body(e.abstract_markup), json.dumps(list(e.urls)) if e.urls else "[]",
-            e.code_url, authors_text(e), e.year, e.venue, details_json(e))
+            e.code_url, authors_text(e), e.year, e.venue, details_json(e), e.name)
 
 
 def details_json(e: Entry) -> str | None:
@@ -188,8 +189,8 @@ def entries_of(conn: sqlite3.Connection, ids: list[str]) -> list[Entry]:
     for start in range(0, len(ids), 500):
         chunk = ids[start:start + 500]
         for row in conn.execute(
-                "SELECT id, name, title, headline, coalesce(abstract_source, abstract), abstract, "
-                "urls, code_url, authors, year, venue, details FROM papers WHERE id IN "
+                "SELECT id, derived_name, title, headline, coalesce(abstract_source, abstract), "
+                "abstract, urls, code_url, authors, year, venue, details FROM papers WHERE id IN "
                 f"({','.join('?' * len(chunk))})", chunk):
             out.append(Entry(
                 id=row[0], position=0, collection="", abstract_source=row[4],

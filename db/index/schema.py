@@ -20,7 +20,7 @@ from db.store.sqlite import connect, use_wal
 
 #: The format of the index; bump it when its tables change or what they hold: an index of
 #: another format is emptied and built again from the seeds (:func:`open_index`).
-INDEX_VERSION = 16
+INDEX_VERSION = 17
 #: Bytes per page of the index. An abstract row is ~1.3 kB: 4 kB pages left a fifth of each
 #: ``papers`` page empty (10,000 abstracts: 3.1 of 16.5 MiB, dbstat), 16 kB pages a twentieth.
 INDEX_PAGE_SIZE = 16384
@@ -38,7 +38,8 @@ BM25_WEIGHTS = (1.0, 8.0, 8.0, 2.0)
 # (its own statement: a bulk load drops it and indexes the new rows at once, db.index.sync)
 PAPERS_AI_TRIGGER = """CREATE TRIGGER IF NOT EXISTS papers_ai AFTER INSERT ON papers BEGIN
     INSERT INTO papers_fts(rowid, body, name, title, authors)
-    VALUES (new.rowid, coalesce(new.body, new.abstract), new.name, new.title, new.authors);
+    VALUES (new.rowid, coalesce(new.body, new.abstract), new.derived_name, new.title,
+            new.authors);
 END"""
 
 #: The secondary indexes of the index file. A bulk load (db.index.sync) drops them and builds them
@@ -53,6 +54,11 @@ BULK_INDEXES = {
     "papers_name_order":
         "CREATE INDEX IF NOT EXISTS papers_name_order ON papers(coalesce(title, name) IS NULL, "
         "coalesce(title, name) COLLATE NOCASE, first_file, first_pos)",
+    # the names the abstracts give, for the rule that a name several papers share is none
+    # (db.index.names): read without touching the rows (87k abstracts: ~20k entries)
+    "papers_derived_name":
+        "CREATE INDEX IF NOT EXISTS papers_derived_name ON papers(derived_name, name) "
+        "WHERE derived_name IS NOT NULL AND title IS NULL",
     "papers_year_order":
         "CREATE INDEX IF NOT EXISTS papers_year_order ON papers(year DESC, first_file, first_pos)",
     "sources_paper": "CREATE INDEX IF NOT EXISTS sources_paper ON sources(paper_id)",
@@ -72,7 +78,11 @@ CREATE TABLE IF NOT EXISTS papers (
     rowid INTEGER PRIMARY KEY,
     id TEXT NOT NULL,               -- stable id: sha256 of the normalized abstract (db.text);
                                     -- unique (the index papers_id)
-    name TEXT, title TEXT,
+    name TEXT,                      -- the name shown: derived_name unless other papers
+                                    -- of the library have it too (db.index.names)
+    derived_name TEXT,              -- the name the abstract gives (db.seeds.derive); the FTS
+                                    -- indexes this one
+    title TEXT,
     headline TEXT NOT NULL,
     abstract_source TEXT,           -- as in the seed file; NULL when equal to abstract
     abstract TEXT NOT NULL,         -- hyphenation repaired; Markdown/LaTeX kept
@@ -95,6 +105,7 @@ CREATE TABLE IF NOT EXISTS sources (
 {BULK_INDEXES["sources_paper"]};
 -- the papers with more than one source (db.index.sync keeps it): any other paper's one source is
 -- papers.first_file/first_pos, so a page of hits looks up the sources of these alone
+CREATE TABLE IF NOT EXISTS multi_sources (paper_id TEXT PRIMARY KEY) WITHOUT ROWID;
 -- the entries of catalogues (seed files with titles and no abstracts, db.index.catalogue): what
 -- each title found, and the fields of its record as read (its source's meta may hold its
 -- abstract's links too)
@@ -104,11 +115,10 @@ CREATE TABLE IF NOT EXISTS catalogue (
     meta TEXT NOT NULL,
     PRIMARY KEY (file, position)
 ) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS multi_sources (paper_id TEXT PRIMARY KEY) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS vocab (term TEXT PRIMARY KEY, df INTEGER NOT NULL) WITHOUT ROWID;
 -- what the FTS indexes: the abstract, or its search form (CJK split, folded) when that differs
 CREATE VIEW IF NOT EXISTS papers_search(rowid, body, name, title, authors) AS
-    SELECT rowid, coalesce(body, abstract), name, title, authors FROM papers;
+    SELECT rowid, coalesce(body, abstract), derived_name, title, authors FROM papers;
 CREATE VIRTUAL TABLE IF NOT EXISTS papers_fts USING fts5(
     body, name, title, authors, content='papers_search', content_rowid='rowid',
     tokenize='porter unicode61 remove_diacritics 2'
@@ -116,16 +126,18 @@ CREATE VIRTUAL TABLE IF NOT EXISTS papers_fts USING fts5(
 {PAPERS_AI_TRIGGER};
 CREATE TRIGGER IF NOT EXISTS papers_ad AFTER DELETE ON papers BEGIN
     INSERT INTO papers_fts(papers_fts, rowid, body, name, title, authors)
-    VALUES ('delete', old.rowid, coalesce(old.body, old.abstract), old.name, old.title,
+    VALUES ('delete', old.rowid, coalesce(old.body, old.abstract), old.derived_name, old.title,
             old.authors);
 END;
-CREATE TRIGGER IF NOT EXISTS papers_au AFTER UPDATE OF name, title, abstract, body, authors
-ON papers BEGIN
+-- (not of name: hiding a shared name, db.index.names, leaves the full-text index as it is)
+CREATE TRIGGER IF NOT EXISTS papers_au AFTER UPDATE OF derived_name, title, abstract, body,
+authors ON papers BEGIN
     INSERT INTO papers_fts(papers_fts, rowid, body, name, title, authors)
-    VALUES ('delete', old.rowid, coalesce(old.body, old.abstract), old.name, old.title,
+    VALUES ('delete', old.rowid, coalesce(old.body, old.abstract), old.derived_name, old.title,
             old.authors);
     INSERT INTO papers_fts(rowid, body, name, title, authors)
-    VALUES (new.rowid, coalesce(new.body, new.abstract), new.name, new.title, new.authors);
+    VALUES (new.rowid, coalesce(new.body, new.abstract), new.derived_name, new.title,
+            new.authors);
 END;
 {ACRONYMS_DDL};
 {health.TALLY_DDL};

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from db.index import acronyms, health
+from db.index import acronyms, health, names
 from db.index.plan import Planned
 from db.index.rows import (
     PAPER_COLUMNS,
@@ -188,6 +188,7 @@ class Writer:
             conn.execute("DELETE FROM sources WHERE file=?", (path,))
         conn.executemany("DELETE FROM files WHERE path=?", [(p,) for p in gone])
         added_ids: list[str] = []
+        counts = (self.report.added, self.report.removed, self.report.changed)
         if self.stream:  # every paper is in: the indexes serve the updates that follow
             conn.execute(PAPERS_AI_TRIGGER)
             _fts_config(conn, "hashsize", FTS_HASH_BYTES)
@@ -205,6 +206,9 @@ class Writer:
         if self.affected:
             _mark_multi_sources(conn, None if self.bulk else self.affected)
             acronyms.aggregate(conn)
+            # (papers added, removed or changed: only then can a name become shared or not)
+            if counts != (self.report.added, self.report.removed, self.report.changed):
+                names.hide_shared_names(conn)
         health.record(conn)
         return Changes(added_ids, sorted(self.left))
 
@@ -245,7 +249,7 @@ def _apply_papers(conn: sqlite3.Connection, affected: set[str], new_entries: dic
             "SELECT id FROM papers WHERE id IN (SELECT id FROM temp.affected)")}
         # papers whose last source went away
         gone = conn.execute(
-            "SELECT id, name, title, coalesce(body, abstract), authors FROM papers "
+            "SELECT id, derived_name, title, coalesce(body, abstract), authors FROM papers "
             "WHERE id IN (SELECT id FROM temp.affected) "
             "AND NOT EXISTS (SELECT 1 FROM sources s WHERE s.paper_id = papers.id)").fetchall()
     for _id, *texts in gone:
@@ -314,14 +318,17 @@ def _apply_papers(conn: sqlite3.Connection, affected: set[str], new_entries: dic
 
 
 def _update_papers(conn: sqlite3.Connection, entries: list[Entry]) -> int:
-    """Write the derived fields of papers that exist; returns how many rows changed."""
+    """Write the derived fields of papers that exist; returns how many rows changed. ``name``
+    is set to the derived name, as an insert sets it: :func:`db.index.names.hide_shared_names`
+    then hides it where it is shared."""
     cur = conn.executemany(
         "UPDATE papers SET name=?, title=?, headline=?, abstract_source=?, abstract=?, body=?, "
-        "urls=?, code_url=?, authors=?, year=?, venue=?, details=? WHERE id=? AND (name IS NOT ? "
-        "OR title IS NOT ? OR headline IS NOT ? OR abstract IS NOT ? OR urls IS NOT ? "
-        "OR code_url IS NOT ? OR authors IS NOT ? OR year IS NOT ? OR venue IS NOT ? "
-        "OR details IS NOT ?)",
-        [(*row[1:], row[0], row[1], row[2], row[3], row[5], *row[7:])
+        "urls=?, code_url=?, authors=?, year=?, venue=?, details=?, derived_name=? WHERE id=? "
+        "AND (derived_name IS NOT ? OR title IS NOT ? OR headline IS NOT ? OR abstract IS NOT ? "
+        "OR urls IS NOT ? OR code_url IS NOT ? OR authors IS NOT ? OR year IS NOT ? "
+        "OR venue IS NOT ? OR details IS NOT ?)",
+        # (PAPER_COLUMNS' order: ..., venue, details, derived_name; name is the derived one)
+        [(*row[1:], row[0], row[13], row[2], row[3], row[5], *row[7:13])
          for row in map(paper_row, entries)])
     return max(cur.rowcount, 0)
 

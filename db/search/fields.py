@@ -33,7 +33,7 @@ _FIELD_SQL = {
     "area": "json_extract(p.details, '$.area')",
     "keywords": "json_extract(p.details, '$.keywords')",
 }
-_YEAR_RE = re.compile(r"(?P<op>>=|<=|>|<|=)?(?P<a>\d{4})(?:(?:\.\.|-)(?P<b>\d{4}))?")
+_YEAR_RE = re.compile(r"(?P<op>>=|<=|>|<|=)?(?P<a>\d{4})|(?P<c>\d{4})(?:\.\.|-)(?P<b>\d{4})")
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,7 +109,7 @@ def _year_clause(column: str, value: str) -> tuple[str, list]:
     found = _YEAR_RE.fullmatch(value)
     assert found is not None  # (parse_field checked it)
     if found.group("b"):
-        low, high = sorted((int(found.group("a")), int(found.group("b"))))
+        low, high = sorted((int(found.group("c")), int(found.group("b"))))
         return f"{column} BETWEEN ? AND ?", [low, high]
     return f"{column} {found.group('op') or '='} ?", [int(found.group("a"))]
 

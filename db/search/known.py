@@ -146,7 +146,7 @@ class Titles:
         else:
             rowids = self._candidates(_rare_word_candidates(self.conn, found))
             papers = self.conn.execute(
-                f"SELECT id, name, coalesce(body, abstract) FROM papers WHERE rowid IN "
+                f"SELECT id, derived_name, coalesce(body, abstract) FROM papers WHERE rowid IN "
                 f"({','.join('?' * len(rowids))})", rowids).fetchall() if rowids else []
         if not papers:
             return 0.0, []
@@ -165,7 +165,7 @@ class Titles:
                 fitting).fetchone()[0] > POOL_MAX:
             return None
         return _Pool(self.conn.execute(
-            f"SELECT id, name, coalesce(body, abstract) FROM papers WHERE collection IN "
+            f"SELECT id, derived_name, coalesce(body, abstract) FROM papers WHERE collection IN "
             f"({marks}) AND abstract != '' ORDER BY rowid", fitting).fetchall(), self.docs)
 
     def _candidates(self, rowids: list[int]) -> list[int]:

@@ -160,8 +160,8 @@ def ranked(conn: sqlite3.Connection, q: Query, expression: str | None = None,
     marks = ",".join("?" * len(bm25_rank))
     match = _Matcher(found)
     scored = []
-    for rowid, name, title, body in conn.execute(
-            f"SELECT rowid, name, title, coalesce(body, abstract) FROM papers "
+    for rowid, name, title, body in conn.execute(  # (the name the FTS indexes)
+            f"SELECT rowid, derived_name, title, coalesce(body, abstract) FROM papers "
             f"WHERE rowid IN ({marks})", list(bm25_rank)):
         score = _score(match, " ".join(filter(None, (name, title))), body)
         scored.append((rowid, score - 1e-4 * bm25_rank[rowid]))

@@ -188,7 +188,8 @@ class Vocabulary:
     def load(cls, conn: sqlite3.Connection) -> Vocabulary:
         df = dict(conn.execute("SELECT term, df FROM vocab").fetchall())
         names = {}
-        for (name,) in conn.execute("SELECT DISTINCT name FROM papers WHERE name IS NOT NULL"):
+        for (name,) in conn.execute(  # (searchable names: shown or not, db.index.names)
+                "SELECT DISTINCT derived_name FROM papers WHERE derived_name IS NOT NULL"):
             parts = tuple(tokens(name))
             if len(parts) > 1:
                 names.setdefault("".join(parts), parts)

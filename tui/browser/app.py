@@ -4,9 +4,10 @@
 :class:`PapertrayApp` holds the layout, the bindings and the help, and puts the parts of the
 browser together, one job each: the keys typed ahead (:mod:`~tui.browser.keys`), searching
 (:mod:`~tui.browser.searching`), marks (:mod:`~tui.browser.marking`), the library's syncing
-(:mod:`~tui.browser.syncing`), frames (:mod:`~tui.browser.frames`) and the reader's tools
-(:mod:`~tui.browser.reader`). Widgets get data from the app and say what the reader wants
-with messages; every library call runs in a thread worker (:mod:`~tui.browser.workers`).
+(:mod:`~tui.browser.syncing`), frames (:mod:`~tui.browser.frames`), the reader's tools
+(:mod:`~tui.browser.reader`) and the reading view (:mod:`~tui.browser.reading`). Widgets get
+data from the app and say what the reader wants with messages; every library call runs in a
+thread worker (:mod:`~tui.browser.workers`).
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ from tui.browser.keys import KeysApp
 from tui.browser.links import LinkTools
 from tui.browser.marking import MarkingApp
 from tui.browser.reader import WIDE_AT, ReaderTools
+from tui.browser.reading import ReadingApp
 from tui.browser.saving import SavingApp
 from tui.browser.screens import HELP_CLOSE_KEYS, HelpScreen, key_help
 from tui.browser.searching import SearchingApp
@@ -74,8 +76,8 @@ DEBOUNCE_S = 0.08
 POLL_S = 2.0
 
 
-class PapertrayApp(LinkTools, ReaderTools, SavingApp, SelectingApp, LibraryWorkers, MarkingApp,
-                   SyncingApp, SearchingApp, KeysApp, FramesApp):
+class PapertrayApp(ReadingApp, LinkTools, ReaderTools, SavingApp, SelectingApp, LibraryWorkers,
+                   MarkingApp, SyncingApp, SearchingApp, KeysApp, FramesApp):
     """The browser. Build it with :func:`make_app`."""
 
     CSS_PATH = "papertray.tcss"
@@ -258,6 +260,7 @@ class PapertrayApp(LinkTools, ReaderTools, SavingApp, SelectingApp, LibraryWorke
 
         lines = key_help(self.main_screen.active_bindings, self.get_key_display, section,
                          [action.id for action in ACTIONS.values()])
+        lines += self._reading_help(self.keys_in_force.keys, self.get_key_display)
         self.push_screen(HelpScreen(lines, self._marks_help(), self._keys_shown()),
                          lambda _: self._screen_closed())  # keys typed after its closing key go on
 

@@ -8,7 +8,8 @@
                                             │ _pump: the head goes once what it needs
                                             │ is ready (_need_of); the rest wait behind it
                                             ▼
-                                        _dispatch ─► the table's binding, at once
+                                        _dispatch ─► the table's or the reading view's
+                                                  │  binding, at once
                                                   └► Textual's routing (search bar, prompts,
                                                      help, palette)
 
@@ -24,12 +25,14 @@ What the head of the queue waits for (:meth:`KeysApp._need_of`):
 * **the palette's answer**, for a key to the palette: its input has handled the key before
   it (its edits then come in the order typed), and for Enter, the commands that match the
   text are shown (:data:`WAIT_LIMIT_S` at most);
-* **the newest answer**, for a key to the table: the library is opening or the first build
-  runs, the search bar has keys still to handle, a search or a window of hits is on its way,
-  or a mark's new status is not known yet (after ``/wudi⏎t`` the ``t`` marks a hit of
-  "wudi"; after ``u`` a ``t`` toggles the status the undo gave back);
-* **the cursor paper**, for a key whose action reads it (``a``, ``#``, the copy keys, space;
-  :data:`WAIT_LIMIT_S` at most, then the action says it is still loading).
+* **the newest answer**, for a key to the table or to the reading view (a view of the
+  table's cursor paper): the library is opening or the first build runs, the search bar has
+  keys still to handle, a search or a window of hits is on its way, or a mark's new status is
+  not known yet (after ``/wudi⏎t`` the ``t`` marks a hit of "wudi"; after ``u`` a ``t``
+  toggles the status the undo gave back);
+* **the cursor paper**, for a key whose action reads it (``a``, ``#``, ``o``, the copy keys,
+  space, Enter, and the reading view's keys that scroll it; :data:`WAIT_LIMIT_S` at most, then
+  the action says it is still loading).
 
 A burst of text read at once with a line break or a tab in it (a paste the terminal did not
 bracket, or keys typed ahead: :mod:`tui.browser.bursts`) waits in the queue as one; at its turn
@@ -58,6 +61,7 @@ from tui.browser.bursts import TextBurst
 from tui.browser.commands import TriagePalette
 from tui.browser.editors import TextPrompt
 from tui.browser.messages import KeysWelcome
+from tui.browser.reading_screen import ReadingScreen
 from tui.browser.screens import HelpScreen
 
 #: Seconds a key waits at most for the palette or help to close, or for the cursor paper to
@@ -67,8 +71,10 @@ WAIT_LIMIT_S = 2.0
 #: Keys that never wait in the queue.
 _NEVER_QUEUED = ("ctrl+c",)
 #: Actions of the table's keys that need the cursor paper in the panel (a note, tags, copies,
-#: and scrolling it: space at the abstract's end goes to the next paper).
-_PAPER_ACTIONS = ("edit_note", "add_tags", "copy(", "scroll_abstract(")
+#: and scrolling it: space at the abstract's end goes to the next paper; opening the reading
+#: view, and scrolling the paper it shows).
+_PAPER_ACTIONS = ("edit_note", "add_tags", "copy(", "open_link(", "scroll_abstract(", "open_paper",
+                  "scroll(")
 #: Keys (besides printable ones) that edit the query in the search bar.
 _EDITING = ("backspace", "delete", "ctrl+u", "ctrl+w", "ctrl+k", "ctrl+x", "ctrl+v")
 
@@ -247,7 +253,7 @@ class KeysApp(BrowserBase):
                 (self._typing_into is not None and self._typing_into[0] is screen)
                 or (_is_enter(event) and not screen.answered)):
             return _Need("the palette's answer", screen, limited=True)
-        if self._is_quit(event) or screen is not self.main_screen or self.focused is not self.table:
+        if self._is_quit(event) or not self._for_the_list(screen):
             return None
         if self.lib is None:
             return _Need("the newest answer") if self.opening else None
@@ -258,10 +264,19 @@ class KeysApp(BrowserBase):
         paper_id = self.table.current_id
         if (isinstance(event, events.Key) and paper_id is not None
                 and paper_id != self._paper_shown):
-            active = self.main_screen.active_bindings.get(event.key)
-            if active is not None and active.binding.action.startswith(_PAPER_ACTIONS):
+            active = screen.active_bindings.get(event.key)
+            # (the reading view runs the app's actions: "app.copy('link')")
+            action = active.binding.action.removeprefix("app.") if active is not None else ""
+            if action.startswith(_PAPER_ACTIONS):
                 return _Need("the cursor paper", paper_id, limited=True)
         return None
+
+    def _for_the_list(self, screen: Screen) -> bool:
+        """Whether the keys for ``screen`` (the one on top) act on the results' cursor paper:
+        the table's, and the reading view's (its paper is the cursor paper)."""
+        if isinstance(screen, ReadingScreen):
+            return True
+        return screen is self.main_screen and self.focused is self.table
 
     def _typed(self, token: object) -> None:
         """The palette's input has handled the key of ``token`` (and those before it)."""
@@ -327,10 +342,10 @@ class KeysApp(BrowserBase):
             if self.screen is main and self.focused is not self.search_bar.input:
                 self.search_bar.paste(event.text)
                 return
-        elif self.screen is main and self.focused is self.table:
+        elif self._for_the_list(self.screen):
             if not self.app_focus:  # as Textual does for a key (terminals may not report focus)
                 self.app_focus = True
-            active = main.active_bindings.get(event.key)
+            active = self.screen.active_bindings.get(event.key)
             if active is not None and await self.run_action(active.binding.action, active.node):
                 return
         elif isinstance(self.screen, TriagePalette) and event.key not in ("escape", "enter"):

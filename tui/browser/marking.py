@@ -58,18 +58,25 @@ class MarkingApp(BrowserBase):
                 for paper_id in op.ids}
 
     def action_mark(self, status: str) -> None:
-        """Mark the cursor paper ``status`` and move on; a paper that has that status already
-        keeps it, and a notice says so (``x`` is the key back to new).
-
-        Shown at once in the row, the panel and the counts; written by a worker right away.
-        """
+        """Mark the cursor paper ``status`` (:meth:`mark_cursor_paper`) and move on, or the
+        selected papers (``x`` is the key back to new)."""
         if self.lib is not None and self.mark_selection(status):
             return  # the selected papers, not the cursor paper
+        if self.mark_cursor_paper(status):
+            self.table.action_cursor_down()
+
+    def mark_cursor_paper(self, status: str) -> bool:
+        """Mark the cursor paper ``status``, the cursor staying on it (the reading view's
+        marks; ``action_mark`` then moves on); False when there is no paper to mark.
+
+        A paper that has that status already keeps it, and a notice says so. Shown at once in
+        the row, the panel and the counts; written by a worker right away.
+        """
         table = self.table
         paper_id = table.current_id
         hit = table.hit(paper_id) if paper_id else None
         if hit is None or self.lib is None:
-            return
+            return False
         if hit.status == status:
             self.notify(f"{one_line(hit.label)} is {status} already: kept", timeout=3,
                         markup=False)
@@ -81,7 +88,7 @@ class MarkingApp(BrowserBase):
                 counts[status] += 1
                 self._show_counts(counts)
             self._queue(MarkOp("set", (hit.id,), status))
-        table.action_cursor_down()
+        return True
 
     def action_undo(self) -> None:
         """Undo the latest marking step made on this data folder, in this window or another

@@ -9,6 +9,7 @@ from typing import ClassVar
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
+from textual.signal import Signal
 from textual.widgets import Static
 
 from db.models import Paper
@@ -32,7 +33,8 @@ class _Body(Static):
 class AbstractPanel(VerticalScroll, can_focus=False):
     """A scrollable view of one paper; the app scrolls it (space/J/K) while the table has focus.
 
-    Not focusable, so that Tab moves between the search bar and the table only.
+    Not focusable, so that Tab moves between the search bar and the table only. Each change of
+    what it shows is published on :attr:`shown_signal` (the reading view shows the same).
     """
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
@@ -48,6 +50,11 @@ class AbstractPanel(VerticalScroll, can_focus=False):
         """The paper shown, or None when the panel shows a message."""
         self.terms: tuple[str, ...] = ()
         """Folded query words to highlight in the abstract."""
+        self.message: Text | None = None
+        """The message shown instead of a paper (when :attr:`paper` is None)."""
+        self.shown_signal: Signal[AbstractPanel] = Signal(self, "shown")
+        """Published with the panel after each change of the paper, its status or the message
+        shown."""
 
     def compose(self) -> ComposeResult:
         yield _Body(id="abstract-body")
@@ -68,9 +75,10 @@ class AbstractPanel(VerticalScroll, can_focus=False):
 
     def show_message(self, message: Text) -> None:
         """Show ``message`` instead of a paper."""
-        self.paper = None
+        self.paper, self.message = None, message
         self.query_one("#abstract-body", Static).update(message)
         self.scroll_home(animate=False)
+        self.shown_signal.publish(self)
 
     def _draw(self) -> None:
         assert self.paper is not None
@@ -79,4 +87,6 @@ class AbstractPanel(VerticalScroll, can_focus=False):
                   for name in ("label", "meta", "highlight", "math", "new", "to-read", "read",
                                "dismissed", "tag", "note")}
         body = paper_text(self.paper, self.terms, self.glyphs, styles)
+        self.message = None
         self.query_one("#abstract-body", Static).update(body)
+        self.shown_signal.publish(self)
