@@ -24,6 +24,10 @@ SORTS = ("relevance", "seed", "name", "year", "status", "marked")
 #: title is 8-15 words; a search engine reads no more than about 30)
 SEARCH_WORDS = 16
 
+#: Characters of a query a search reads (db.search.query cuts longer input: no one types more,
+#: and FTS5's cost grows with it); also the most a query kept (history, saved, session) holds.
+MAX_QUERY_CHARS = 2000
+
 #: Characters of the id shown to people (like git's short hashes). Prefixes are accepted as input.
 SHORT_ID_LEN = 8
 

@@ -45,6 +45,19 @@ def one_line(text: str) -> str:
     return " ".join(clean(text).split())  # str.split: 4x faster than a regex here
 
 
+def cut_at_word(text: str, limit: int) -> str:
+    """``text`` when it has at most ``limit`` characters, else its longest start that does and
+    ends after a whole word (white space before the cut dropped); a first word longer than
+    ``limit`` is cut at ``limit``."""
+    if len(text) <= limit:
+        return text
+    head = text[:limit + 1]  # the character after the limit tells whether a word ends there
+    cut = re.search(r"\s\S*\Z", head)
+    if cut is None or not head[:cut.start()].strip():
+        return text[:limit]
+    return head[:cut.start()].rstrip()
+
+
 def single_spaced(text: str) -> str:
     """``" ".join(text.split())``: every run of white space one space, none at either end.
 

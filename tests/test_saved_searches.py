@@ -109,7 +109,8 @@ def test_saved_searches_travel_in_a_marks_file_and_survive_a_repair(
     other.save_search("rl", "something else")
     summary = other.import_marks(json.dumps(
         {**data, "saved_searches": [*data["saved_searches"], {"name": "broken"}]}).encode())
-    assert summary.saved == 0 and "saved search" not in summary.line()  # "rl" is taken
+    assert (summary.saved, summary.saved_invalid) == (0, 1)  # "rl" is taken; "broken" is not sound
+    assert summary.line().endswith(", 1 saved search invalid (skipped)")
     other.remove_saved("rl")
     summary = other.import_marks(json.dumps(data).encode())
     assert summary.saved == 1 and summary.line().endswith("1 saved search added")
@@ -157,3 +158,87 @@ def test_the_command_line_saves_lists_runs_and_removes(run_cli) -> None:
         "removed 'rl': reinforcement learning"
     with pytest.raises(LibraryError, match="no saved search is named 'rl'"):
         run_cli("saved", "run", "rl")  # (the console script prints it on one line: exit 1)
+
+
+def test_an_import_counts_the_saved_searches_it_skips_as_invalid(
+        library: Library, tmp_path: Path) -> None:
+    """A malformed saved search in a marks file was dropped without a word: the summary and
+    its JSON said nothing of it."""
+    library.save_search("RL", "reinforcement learning")
+    data = library.export_marks()
+    bad = ["not an object", {"query": "x", "status": "all", "sort": "relevance"},
+           {"name": 5, "query": "x", "status": "all", "sort": "relevance"},
+           {"name": "q", "query": ["x"], "status": "all", "sort": "relevance"},
+           {"name": "s", "query": "x", "status": "unread", "sort": "relevance"},
+           {"name": "o", "query": "x", "status": "all", "sort": "date"},
+           {"name": "\u200b", "query": "x", "status": "all", "sort": "relevance"}]
+    other = Library([SHIPPED_SEEDS], tmp_path / "other")
+    other.sync()
+    summary = other.import_marks(json.dumps(
+        {**data, "saved_searches": [*data["saved_searches"], *bad]}).encode())
+    assert (summary.saved, summary.saved_invalid) == (1, len(bad))
+    assert summary.line().endswith("1 saved search added, 7 saved searches invalid (skipped)")
+    assert summary.to_json()["saved_invalid"] == len(bad)
+    assert [c.search.name for c in other.saved_searches()] == ["RL"]
+    other.close()
+
+
+def test_a_paper_marked_and_set_back_to_new_has_not_arrived(library: Library) -> None:
+    """A watch list of new papers counted a paper marked and then set back to new as arrived,
+    though the search had found it all along: only its status had changed."""
+    library.save_search("new rl", "reinforcement learning", status="new")
+    library.save_search("rl by text", "reinforcement learning is:new")
+    first = ids(all_hits(library, "reinforcement learning"))[0]
+    library.set_status([first], "read")
+    library.open_saved("new rl")
+    library.open_saved("rl by text")
+    library.set_status([first], "new")
+    assert _counts(library) == {"new rl": (8, 8, 0), "rl by text": (8, 8, 0)}
+
+
+@pytest.mark.parametrize("twin", ["RL\u200b watch", "RL\u00ad watch", "\ufeffRL watch",
+                                  "RL\u2060 watch", "RL \u200c\u200dwatch", "RL \t watch"])
+def test_saved_search_names_that_look_alike_are_one_name(library: Library, twin: str) -> None:
+    """Names that differed by an invisible character or white space made two saved searches
+    that looked the same in every list."""
+    library.save_search("RL watch", "reinforcement learning")
+    search, replaced = library.save_search(twin, "reinforcement")
+    assert (search.name, replaced) == ("RL watch", True)
+    assert library.open_saved(twin)[0].name == "RL watch"
+    assert [c.search.name for c in library.saved_searches()] == ["RL watch"]
+
+
+def test_a_name_saved_before_names_had_one_form_is_still_found(library: Library) -> None:
+    """A marks file may hold a name with a zero-width space, saved before names had one form:
+    it is still opened and removed by the name as it is."""
+    library.save_search("RL", "reinforcement learning")
+    with contextlib.closing(sqlite3.connect(library.paths.marks)) as conn, conn:
+        conn.execute("UPDATE saved_searches SET name = 'R\u200bL'")
+        conn.execute("UPDATE saved_seen SET name = 'R\u200bL'")
+    assert library.open_saved("R\u200bL")[0].name == "R\u200bL"
+    assert library.remove_saved("R\u200bL").query == "reinforcement learning"
+
+
+def test_saved_search_names_are_nfc_and_an_invisible_name_is_refused(run_cli) -> None:
+    """"café" typed as NFD and as NFC were two saved searches; a name of zero-width spaces was
+    saved as an invisible name."""
+    assert run_cli("saved", "add", "cafe\u0301", "graph").exit_code == 0
+    out = run_cli("saved", "add", "caf\u00e9", "graph", "neural")
+    assert out.stdout.strip() == "replaced 'caf\u00e9': graph neural"
+    assert [d["name"] for d in run_cli("saved", "--json").json()] == ["caf\u00e9"]
+    with pytest.raises(LibraryError, match=r"^a saved search needs a name of visible characters$"):
+        run_cli("saved", "add", "\u200b\u00ad \ufeff", "graph")
+
+
+def test_queries_kept_are_as_long_as_a_search_reads_and_cut_after_a_word(
+        library: Library) -> None:
+    """The history and saved searches cut a query at 1,000 characters, mid-word, though a
+    search reads 2,000."""
+    long = " ".join(["transformers"] * 120)  # 1,559 characters
+    longer = " ".join(["transformers"] * 200)  # 2,599
+    library.remember_query(long)
+    library.remember_query(longer)
+    library.save_search("long", longer)
+    kept = " ".join(["transformers"] * 153)  # 1,988: a 154th word would pass 2,000
+    assert library.query_history() == [kept, long]
+    assert library.saved_search("long").search.query == kept

@@ -77,13 +77,21 @@ APP_ACTIONS: tuple[KeyAction, ...] = (
          "Search: type a query (Enter, Down or Esc to return to the table)", priority=True),
     _app("leave-search", "escape", "leave_search", "results",
          "Back to the results (the query stays)", show=True, priority=True, where=SEARCH_BAR),
-    _app("leave-search-enter", "enter,down", "leave_search", "results",
+    _app("leave-search-enter", "enter", "leave_search", "results",
          "Back to the results (the query stays)", priority=True, where=SEARCH_BAR),
     # Enter on the table; in the search bar Enter leaves it (a priority binding there), so
     # "/wudi⏎⏎" searches, then reads the first hit full screen
     _app("open", "enter", "open_paper", "open", "Read the paper full screen: every field, the "
          "whole abstract; j/k the next/previous paper, the mark keys, Esc back to the list",
          show=True),
+    # the query history, walked as in a shell; the keys wait until the search bar has handled
+    # the keys typed before them (tui.browser.keys), as they read the query it shows
+    _app("history-back", "up", "history(1)", "earlier query",
+         "In an empty search bar, or one showing a query of the history: the query searched "
+         "before it", priority=True, where=SEARCH_BAR),
+    _app("history-forward", "down", "history(-1)", "later query",
+         "While walking the query history: the next newer query (past the newest, the empty "
+         "line); else back to the results (the query stays)", priority=True, where=SEARCH_BAR),
     _app("mark-read", "r", "mark('read')", "read",
          f"Mark the paper read {_NEXT} (a read paper stays read)", show=True,
          reading="mark_shown('read')"),

@@ -46,7 +46,7 @@ class SavedSearches:
         saved_db.check(status, sort)
         stamp = now()
         search = SavedSearch(saved_db.clean_name(name), query, status, sort, stamp, stamp)
-        return search, saved_db.save(self._marks(), search, self._hit_ids(search))
+        return search, saved_db.save(self._marks(), search, self._seen_ids(search))
 
     @recovering
     def saved_searches(self) -> list[SavedCounts]:
@@ -67,7 +67,7 @@ class SavedSearches:
         search = saved_db.get(self._marks(), name)
         result = self.search(search.query, _status(search), limit, offset, typing=True,
                              sort=search.sort)
-        saved_db.opened(self._marks(), search.name, self._hit_ids(search))
+        saved_db.opened(self._marks(), search.name, self._seen_ids(search))
         return search, result
 
     def remove_saved(self, name: str) -> SavedSearch:
@@ -103,24 +103,34 @@ class SavedSearches:
                                             (search.name,))}
         return sum(i not in marked for i in ids), sum(i not in seen for i in ids)
 
-    def _hit_ids(self, search: SavedSearch) -> list[str]:
+    def _seen_ids(self, search: SavedSearch) -> list[str]:
+        """The ids of the papers ``search`` counts as seen now: those its query finds whatever
+        their status or tags, so that a paper that only changed status (marked, then set back
+        to new) has not arrived when its filter lists it again."""
+        return self._hit_ids(search, reader_filters=False)
+
+    def _hit_ids(self, search: SavedSearch, reader_filters: bool = True) -> list[str]:
         """The ids of every paper ``search`` finds (of a ``like:`` query, its first
-        :data:`LIKE_LIMIT`)."""
+        :data:`LIKE_LIMIT`); ``reader_filters`` False: its status filter and the query's
+        ``is:`` and ``tag:`` filters aside (:func:`db.search.run.hit_set`)."""
         if _ranked_list(search):
-            return [h.id for h in self.search(search.query, _status(search), LIKE_LIMIT,
+            status = _status(search) if reader_filters else None
+            return [h.id for h in self.search(search.query, status, LIKE_LIMIT,
                                                typing=True).hits]
-        papers = self._hit_condition(search)
+        papers = self._hit_condition(search, reader_filters)
         where = f" WHERE {papers[0]}" if papers else ""
         return [r[0] for r in self._index().execute(
             f"SELECT p.id FROM papers p LEFT JOIN m.marks k ON k.paper_id = p.id{where}",
             papers[1] if papers else [])]
 
 
-    def _hit_condition(self, search: SavedSearch) -> tuple[str, list] | None:
+    def _hit_condition(self, search: SavedSearch, reader_filters: bool = True
+                       ) -> tuple[str, list] | None:
         """What ``search`` finds as an SQL condition (:func:`db.search.run.hit_set`)."""
         from db.search import run
 
-        return run.hit_set(self._index(), search.query, _status(search), self._vocab)
+        return run.hit_set(self._index(), search.query, _status(search), self._vocab,
+                           reader_filters)
 
 
 def _ranked_list(search: SavedSearch) -> bool:

@@ -18,7 +18,7 @@ if TYPE_CHECKING:  # imported by the commands that need them (a warm `stats` nee
 
 class MarksTransfer:
     """Export and import of the marks of a :class:`db.Library` (which provides ``_index``,
-    ``_marks``, ``_describe`` and, of :class:`~db.library.saved.SavedSearches`, ``_hit_ids``)."""
+    ``_marks``, ``_describe`` and, of :class:`~db.library.saved.SavedSearches`, ``_seen_ids``)."""
 
     def export_marks(self) -> dict:
         """Every mark (and reset to new), note, tag and saved search as the JSON data of a
@@ -42,9 +42,9 @@ class MarksTransfer:
         finder = refind.Finder(self._index(), None, history.anchor, history.REATTACH_MIN_RATIO)
         summary = marks_io.import_marks(self._marks(), records, self._known, finder,
                                         annotations, self._describe)
-        added = saved_db.merge(self._marks(), saved)
+        added, summary.saved_invalid = saved_db.merge(self._marks(), saved)
         for search in added:  # what they find here now is what they found when carried
-            saved_db.opened(self._marks(), search.name, self._hit_ids(search))
+            saved_db.opened(self._marks(), search.name, self._seen_ids(search))
         summary.saved = len(added)
         return summary
 

@@ -1,8 +1,10 @@
 """Saved searches and the query history, kept in the marks file (schema.MARKS_DDL).
 
 A saved search is a query with its status filter and sort order under a name; it remembers the
-papers it found when it was last opened (``saved_seen``), so that the papers it finds now and
-did not then are the ones that **arrived** since (a seed file added, next year's proceedings).
+papers its query found when it was last opened, whatever their status (``saved_seen``), so that
+the papers it finds now and did not then are the ones that **arrived** since (a seed file added,
+next year's proceedings), and a paper whose status alone changed has not. Its name has one form
+(:func:`name_form`): names that look the same are the same name.
 They are the reader's own, like the marks: in the marks file, its backups, its repair and
 ``papertray marks export``; never in the index, which is rebuilt at will.
 
@@ -13,16 +15,16 @@ most :data:`HISTORY_MAX`. Writes are short transactions on the marks file's own 
 from __future__ import annotations
 
 import sqlite3
+import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 
 from db.marks.history import now
-from db.models import SORTS, STATUSES, LibraryError
+from db.models import MAX_QUERY_CHARS, SORTS, STATUSES, LibraryError
 from db.store.sqlite import write_transaction
-from db.text import one_line
+from db.text import cut_at_word, one_line
 
 NAME_MAX = 80  # characters of a saved search's name
-QUERY_MAX = 1000  # characters of a query kept in the history or saved
 HISTORY_MAX = 200  # queries kept in the history (the oldest go)
 
 
@@ -46,12 +48,21 @@ class SavedSearch:
 _COLUMNS = "name, query, status, sort, created_at, opened_at"
 
 
+def name_form(name: str) -> str:
+    """``name`` as saved searches are named and looked up: NFC, without invisible format
+    characters (zero-width spaces and joiners, word joiner, byte-order mark, soft hyphen: the
+    Unicode category Cf), on one line with its white space collapsed. Names that look the same
+    have the same form, so they are one saved search."""
+    visible = "".join(ch for ch in name if unicodedata.category(ch) != "Cf")
+    return one_line(unicodedata.normalize("NFC", visible))
+
+
 def clean_name(name: str) -> str:
-    """``name`` on one line, trimmed; raises :class:`LibraryError` when it is empty or longer
+    """:func:`name_form` of ``name``; raises :class:`LibraryError` when it is empty or longer
     than :data:`NAME_MAX` characters."""
-    name = one_line(name).strip()
+    name = name_form(name)
     if not name:
-        raise LibraryError("a saved search needs a name")
+        raise LibraryError("a saved search needs a name of visible characters")
     if len(name) > NAME_MAX:
         raise LibraryError(f"a saved search's name has at most {NAME_MAX} characters")
     return name
@@ -72,8 +83,8 @@ def save(conn: sqlite3.Connection, search: SavedSearch, seen: Iterable[str]) -> 
         replaced = conn.execute("DELETE FROM saved_searches WHERE name = ?",
                                 (search.name,)).rowcount > 0
         conn.execute(f"INSERT INTO saved_searches({_COLUMNS}) VALUES (?,?,?,?,?,?)",
-                     (search.name, search.query[:QUERY_MAX], search.status, search.sort,
-                      search.created_at, search.opened_at))
+                     (search.name, cut_at_word(search.query, MAX_QUERY_CHARS), search.status,
+                      search.sort, search.created_at, search.opened_at))
         _see(conn, search.name, seen)
     return replaced
 
@@ -104,8 +115,10 @@ def remove(conn: sqlite3.Connection, name: str) -> SavedSearch:
 def get(conn: sqlite3.Connection, name: str, schema: str = "") -> SavedSearch:
     """The saved search ``name`` (case aside); raises :class:`LibraryError` naming the saved
     searches there are when there is none."""
-    row = conn.execute(f"SELECT {_COLUMNS} FROM {schema}saved_searches WHERE name = ?",
-                       (one_line(name).strip(),)).fetchone()
+    # the name as saved now, else as typed (a name saved before names had one form)
+    row = conn.execute(f"SELECT {_COLUMNS} FROM {schema}saved_searches WHERE name IN (?, ?) "
+                       "ORDER BY name = ?1 DESC", (name_form(name), one_line(name).strip())
+                       ).fetchone()
     if row is None:
         names = [s.name for s in all_saved(conn, schema)]
         raise LibraryError(f"no saved search is named {one_line(name)!r}"
@@ -121,32 +134,51 @@ def all_saved(conn: sqlite3.Connection, schema: str = "") -> list[SavedSearch]:
         f"SELECT {_COLUMNS} FROM {schema}saved_searches ORDER BY name")]
 
 
-def merge(conn: sqlite3.Connection, records: list[dict]) -> list[SavedSearch]:
+def merge(conn: sqlite3.Connection, records: list) -> tuple[list[SavedSearch], int]:
     """Add the saved searches of an export (:meth:`SavedSearch.to_json` records) whose name is
-    not taken here (a name taken keeps what is here); returns those added. Records that are not
-    sound are skipped."""
-    added = []
+    not taken here (a name taken keeps what is here). Returns those added and how many records
+    were not sound (:func:`_from_record`) and were skipped."""
+    added, invalid = [], 0
     with write_transaction(conn):
-        for r in records:
-            try:
-                search = SavedSearch(clean_name(str(r["name"])), str(r["query"])[:QUERY_MAX],
-                                     str(r["status"]), str(r["sort"]), str(r["created_at"]),
-                                     str(r["opened_at"]))
-                check(search.status, search.sort)
-            except (KeyError, TypeError, LibraryError):
-                continue
-            if conn.execute(
+        for record in records:
+            search = _from_record(record)
+            if search is None:
+                invalid += 1
+            elif conn.execute(
                     f"INSERT OR IGNORE INTO saved_searches({_COLUMNS}) VALUES (?,?,?,?,?,?)",
                     (search.name, search.query, search.status, search.sort, search.created_at,
                      search.opened_at)).rowcount:
                 added.append(search)
-    return added
+    return added, invalid
+
+
+def _from_record(record: object) -> SavedSearch | None:
+    """The saved search of an exported record; None when it is not sound: not an object, a
+    name or query that is no string, a name empty once cleaned (:func:`clean_name`), an
+    unknown status or sort. Its times, when they are not strings, are now."""
+    if not isinstance(record, dict):
+        return None
+    name, query = record.get("name"), record.get("query")
+    status, sort = record.get("status", "all"), record.get("sort", "relevance")
+    if not (isinstance(name, str) and isinstance(query, str) and isinstance(status, str)
+            and isinstance(sort, str)):
+        return None
+    try:
+        check(status, sort)
+        name = clean_name(name)
+    except LibraryError:
+        return None
+    stamps = [record.get(key) for key in ("created_at", "opened_at")]
+    created, opened_at = (s if isinstance(s, str) else now() for s in stamps)
+    return SavedSearch(name, cut_at_word(query, MAX_QUERY_CHARS), status, sort, created,
+                       opened_at)
 
 
 def remember_query(conn: sqlite3.Connection, query: str) -> None:
-    """Put ``query`` first in the history (once; blank ones are not kept), the oldest past
+    """Put ``query`` first in the history (once; blank ones are not kept; past
+    :data:`db.models.MAX_QUERY_CHARS`, cut after a whole word), the oldest past
     :data:`HISTORY_MAX` dropped."""
-    query = one_line(query).strip()[:QUERY_MAX]
+    query = cut_at_word(one_line(query).strip(), MAX_QUERY_CHARS)
     if not query:
         return
     with write_transaction(conn):

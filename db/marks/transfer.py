@@ -60,6 +60,7 @@ class ImportSummary:
     notes: int = 0  # notes written (newer than ours, or new here)
     tags: int = 0  # tags added
     saved: int = 0  # saved searches added (a name taken here keeps ours)
+    saved_invalid: int = 0  # saved searches skipped: not an object, no name or query, …
 
     def line(self) -> str:
         """The one-line summary the CLI prints."""
@@ -70,7 +71,8 @@ class ImportSummary:
             (self.invalid, "invalid (skipped)"),
             (self.notes, _plural(self.notes, "note") + " written"),
             (self.tags, _plural(self.tags, "tag") + " added"),
-            (self.saved, "saved search" + ("es" if self.saved > 1 else "") + " added")) if n]
+            (self.saved, _searches(self.saved) + " added"),
+            (self.saved_invalid, _searches(self.saved_invalid) + " invalid (skipped)")) if n]
         return f"read {self.read} marks: " + ", ".join(parts)
 
     def to_json(self) -> dict:
@@ -78,7 +80,8 @@ class ImportSummary:
             {"id": c.paper_id, "old": c.old, "new": c.new} for c in self.changed],
             "reattached": self.reattached, "orphans": self.orphans,
             "unchanged": self.unchanged, "older": self.older, "invalid": self.invalid,
-            "notes": self.notes, "tags": self.tags, "saved": self.saved}
+            "notes": self.notes, "tags": self.tags, "saved": self.saved,
+            "saved_invalid": self.saved_invalid}
 
 
 def export_marks(index: sqlite3.Connection) -> dict:
@@ -159,7 +162,7 @@ def read_file(data: bytes) -> tuple[list, list, list]:
     annotations, saved = doc.get("annotations", []), doc.get("saved_searches", [])
     return ([_sane(r) for r in doc["marks"]],
             [_sane(r) for r in annotations] if isinstance(annotations, list) else [],
-            [r for r in saved if isinstance(r, dict)] if isinstance(saved, list) else [])
+            saved if isinstance(saved, list) else [])
 
 
 def _sane(record: object) -> object:
@@ -287,6 +290,10 @@ def _valid(record: object) -> bool:
 
 def _plural(n: int, word: str) -> str:
     return word if n == 1 else word + "s"
+
+
+def _searches(n: int) -> str:
+    return "saved search" if n == 1 else "saved searches"
 
 
 def _valid_annotation(record: object) -> bool:

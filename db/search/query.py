@@ -18,7 +18,7 @@ import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from db.models import LibraryError
+from db.models import MAX_QUERY_CHARS, LibraryError
 from db.search.fields import FIELD_KEYS, FieldFilter, parse_field
 from db.search.stopwords import is_sentence, mark_stop_words
 from db.search.terms import Term
@@ -35,7 +35,6 @@ _PIECE_RE = re.compile(r'(-?)"([^"]*)("?)|(-?(?i:' + "|".join(FILTER_KEYS) + r')
 MIN_TYPED_PREFIX = 3
 STATUS_FILTERS = {"new": "new", "to-read": "to-read", "toread": "to-read", "unread": "new",
                   "read": "read", "dismissed": "dismissed"}
-MAX_QUERY_CHARS = 2000  # longer input is cut: no one types more, and FTS5 cost grows with it
 
 
 @dataclass(slots=True)

@@ -111,7 +111,9 @@ class PapertrayApp(ReadingApp, LinkTools, ReaderTools, SavingApp, SelectingApp, 
         #: The keys in force: the defaults and what ``keys.toml`` changes (its notice, if bad).
         self.keys_in_force = load_keymap()
         self._use_keymap()
-        self._init_keys(self.keys_in_force.keys["quit-anywhere"], self._help_close_keys())
+        keys = self.keys_in_force.keys
+        self._init_keys(keys["quit-anywhere"], self._help_close_keys(),
+                        (*keys["history-back"], *keys["history-forward"]))
         self._init_frames()
         self._init_marks()
         self._init_workers()

@@ -30,7 +30,7 @@ from textual.widgets import Input
 from textual.worker import Worker
 
 from db.models import SORTS
-from tui.actions import APP_ACTIONS
+from tui.actions import APP_ACTIONS, SEARCH_BAR
 from tui.browser.bindings import in_force
 from tui.browser.closing import ClosesOnce
 from tui.browser.messages import KeysWelcome
@@ -94,16 +94,18 @@ class AsciiCommandPalette(TriagePalette):
 
 class TriageCommands(Provider):
     """One palette command per action of the app (except quit and the palette itself, which
-    Textual lists already, and leaving the search bar), with its keys in force."""
+    Textual lists already, and the search bar's own: leaving it, its history), with its keys
+    in force."""
 
     def _commands(self) -> Iterator[tuple[str, str, str]]:
         """``(name, help, action)`` for each command, in binding order."""
         app = self.app
         keys: dict[str, list[str]] = {}
         bindings: dict[str, Binding] = {}
-        for binding in in_force(APP_ACTIONS, app.keys_in_force.keys):
+        actions = (action for action in APP_ACTIONS if action.where != SEARCH_BAR)
+        for binding in in_force(actions, app.keys_in_force.keys):
             if not binding.id or not binding.tooltip or binding.action in (
-                    "quit", "command_palette", "leave_search"):
+                    "quit", "command_palette"):
                 continue
             bindings.setdefault(binding.id, binding)
             keys.setdefault(binding.id, []).append(app.get_key_display(binding))

@@ -25,6 +25,9 @@ What the head of the queue waits for (:meth:`KeysApp._need_of`):
 * **the palette's answer**, for a key to the palette: its input has handled the key before
   it (its edits then come in the order typed), and for Enter, the commands that match the
   text are shown (:data:`WAIT_LIMIT_S` at most);
+* **the search bar's keys**, for a key of an action that reads the query shown (the
+  history's Up and Down, whatever keys ``keys.toml`` gives them): the search bar has handled
+  the keys sent to it before (``/``, ctrl+u, Up in one burst walk from the empty line);
 * **the newest answer**, for a key to the table or to the reading view (a view of the
   table's cursor paper): the library is opening or the first build runs, the search bar has
   keys still to handle, a search or a window of hits is on its way, or a mark's new status is
@@ -101,10 +104,14 @@ class KeysApp(BrowserBase):
     :meth:`_keys_may_go` when a state a key may wait for becomes ready.
     """
 
-    def _init_keys(self, quit_keys: tuple[str, ...], help_close_keys: tuple[str, ...]) -> None:
+    def _init_keys(self, quit_keys: tuple[str, ...], help_close_keys: tuple[str, ...],
+                   query_keys: tuple[str, ...]) -> None:
         """``quit_keys``: the keys in force of the quit that works anywhere (ctrl+q by
-        default); ``help_close_keys``: those that close the help."""
+        default); ``help_close_keys``: those that close the help; ``query_keys``: those of
+        the actions that read the query shown (the history's)."""
         self._quit_keys, self._help_close_keys = quit_keys, help_close_keys
+        self._query_keys = query_keys
+        self._search_typing: object = None  # the newest key sent to the search bar, unhandled
         self._inputs: deque[Input] = deque()
         self._pumping = False
         self._leaving = False  # exit() was called: keys that arrive now are dropped
@@ -148,12 +155,13 @@ class KeysApp(BrowserBase):
         self._keys_may_go()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """``/`` types a slash while searching; Enter, Down and Esc leave only the search bar."""
-        if action in ("focus_search", "leave_search"):
+        """``/`` types a slash while searching; Enter, Esc and the history's keys (Up, Down)
+        act only in the search bar (on the table they are its own)."""
+        if action in ("focus_search", "leave_search", "history"):
             if self.screen is not self.main_screen:
                 return False  # the help or the palette has the keys
             searching = self.focused is self.search_bar.input
-            return searching if action == "leave_search" else not searching
+            return not searching if action == "focus_search" else searching
         return True
 
     # -- leaving -----------------------------------------------------------------------------
@@ -253,6 +261,10 @@ class KeysApp(BrowserBase):
                 (self._typing_into is not None and self._typing_into[0] is screen)
                 or (_is_enter(event) and not screen.answered)):
             return _Need("the palette's answer", screen, limited=True)
+        if (screen is self.main_screen and self.focused is self.search_bar.input
+                and self._search_typing is not None and isinstance(event, events.Key)
+                and event.key in self._query_keys):
+            return _Need("the search bar's keys")
         if self._is_quit(event) or not self._for_the_list(screen):
             return None
         if self.lib is None:
@@ -277,6 +289,12 @@ class KeysApp(BrowserBase):
         if isinstance(screen, ReadingScreen):
             return True
         return screen is self.main_screen and self.focused is self.table
+
+    def _search_typed(self, token: object) -> None:
+        """The search bar has handled the key of ``token`` (and those before it)."""
+        if self._search_typing is token:
+            self._search_typing = None
+            self._keys_may_go()
 
     def _typed(self, token: object) -> None:
         """The palette's input has handled the key of ``token`` (and those before it)."""
@@ -354,6 +372,10 @@ class KeysApp(BrowserBase):
         elif ((event.key in ("escape", "enter") and isinstance(self.screen, CommandPalette))
               or (event.key in self._help_close_keys and isinstance(self.screen, HelpScreen))):
             self._closing_screen, self._given_up = self.screen, None  # the next keys wait for it
+        query = self.search_bar.input
+        if self.screen is main and self.focused is query:
+            self._search_typing = token = object()
+            query.call_later(self._search_typed, token)  # after the input has handled it
         await super().on_event(event)
 
     def _is_quit(self, event: Input) -> bool:

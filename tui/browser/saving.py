@@ -5,7 +5,8 @@
 line); ``B`` lists the saved searches with their counts (:mod:`tui.browser.saved_screen`),
 where Enter opens one and ``x`` removes one; the palette's "Saved search: NAME" commands open
 one too. ``Up`` in an empty search bar walks back through the queries searched before (kept in
-the marks file, :mod:`db.marks.saved`); a query is remembered when the search bar is left.
+the marks file, :mod:`db.marks.saved`) and ``Down`` forward again; a query is remembered when
+the search bar is left.
 
 The library is called from thread workers, as everywhere in the browser; each gives its answer
 back to the app's thread (``call_from_thread``), where the state changes.
@@ -17,15 +18,15 @@ from collections.abc import Callable
 
 from db.library.saved import SavedCounts
 from db.marks.saved import HISTORY_MAX, NAME_MAX
-from db.models import LibraryError
-from db.text import one_line
+from db.models import MAX_QUERY_CHARS, LibraryError
+from db.text import cut_at_word, one_line
 from tui.browser.editors import TextPrompt
 from tui.browser.saved_screen import Choice, SavedSearchesScreen
 
 
 class SavingApp:
     """Saved searches and the query history; the app provides ``lib``, the search bar, the
-    filter and sort, ``_run_query`` and ``action_filter``."""
+    filter and sort, ``_run_query``, ``action_filter`` and ``action_leave_search``."""
 
     def _init_saving(self) -> None:
         self.query_history: list[str] = []
@@ -56,8 +57,9 @@ class SavingApp:
         self.query_history = list(history)  # type: ignore[call-overload]
 
     def remember_query(self, query: str) -> None:
-        """Put ``query`` first in the history, here and in the marks file."""
-        query = one_line(query).strip()
+        """Put ``query`` first in the history, here and in the marks file (as the marks file
+        keeps it: :func:`db.marks.saved.remember_query`)."""
+        query = cut_at_word(one_line(query).strip(), MAX_QUERY_CHARS)
         self._history_at = -1
         if not query or self.lib is None:
             return
@@ -66,18 +68,24 @@ class SavingApp:
         self._in_thread(lambda: self.lib.remember_query(query), lambda _none: None)
 
     def action_history(self, step: int) -> None:
-        """Show the query searched before the one shown (``step`` 1; -1: after it) in the
-        search bar: from an empty search bar, or one showing an entry of the history."""
+        """Walk the query history in the search bar, as a shell does: ``step`` 1 shows the
+        query searched before the one shown (from an empty search bar, or one showing a query
+        of the history; the oldest stays), -1 the one after it, and past the newest the empty
+        line. ``step`` -1 when the history is not being walked leaves the search bar, as
+        Enter does: its key (Down) is the one that leaves it."""
         value = self.search_bar.value
         walking = 0 <= self._history_at < len(self.query_history) and \
             value == self.query_history[self._history_at]
+        if step < 0 and not walking:
+            self.action_leave_search()
+            return
         if not (walking or (not value and step > 0)):
             return
         at = self._history_at + step if walking else 0
-        if not 0 <= at < len(self.query_history):
+        if at >= len(self.query_history):
             return
         self._history_at = at
-        self.search_bar.input.value = self.query_history[at]
+        self.search_bar.input.value = self.query_history[at] if at >= 0 else ""
         self.search_bar.input.action_end()
 
     # -- saved searches ---------------------------------------------------------------------

@@ -14,8 +14,8 @@ import re
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from db.marks.saved import QUERY_MAX
-from db.models import SORTS
+from db.models import MAX_QUERY_CHARS, SORTS
+from db.text import cut_at_word
 from tui.browser.display import query_safe
 
 SETTINGS_FILE = "settings.json"
@@ -62,11 +62,12 @@ class Settings:
             settings.layout = data["layout"]
         if data.get("sort") in SORTS:
             settings.sort = data["sort"]
+        notice = ""
         if isinstance(data.get("query"), str):
-            settings.query = query_safe(data["query"])[:QUERY_MAX]
+            settings.query, notice = _restored_query(data["query"])
         if isinstance(data.get("cursor"), str) and _PAPER_ID.fullmatch(data["cursor"]):
             settings.cursor = data["cursor"]
-        return settings, ""
+        return settings, notice
 
     def save(self, path: Path) -> bool:
         """Write the settings to ``path`` atomically; False (and nothing raised) when the folder
@@ -80,6 +81,18 @@ class Settings:
                 tmp.unlink()
             return False
         return True
+
+
+def _restored_query(query: str) -> tuple[str, str]:
+    """The session's query as the search bar takes it: whole up to
+    :data:`db.models.MAX_QUERY_CHARS` (what a search reads), past it cut after a whole word,
+    with a notice that says so ("" when it is whole)."""
+    query = query_safe(query)
+    kept = cut_at_word(query, MAX_QUERY_CHARS)
+    if kept == query:
+        return query, ""
+    return kept, (f"the query restored was cut to its first {len(kept)} characters (whole "
+                  f"words; a search reads at most {MAX_QUERY_CHARS})")
 
 
 def settings_path(marks_file: Path) -> Path:

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import functools
-from typing import ClassVar
 
 from rich.cells import cell_len
 from rich.text import Text
 from textual import events, on
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.geometry import Region
 from textual.message import Message
@@ -88,21 +87,11 @@ def _own_bindings(cls: type[Input]) -> list[Binding]:
     return found
 
 
-class SearchInput(QueryInput):
-    """The search bar's query input: ``Up`` walks back through the queries searched before
-    (the app's ``history`` action, from an empty search bar)."""
-
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("up", "app.history(1)", "earlier query", show=False, id="search.history",
-                tooltip="In an empty search bar: the queries searched before, the latest "
-                        "first"),
-    ]
-
-
 class SearchBar(Horizontal):
     """``/ query…                    12/35``. Posts :class:`QueryChanged` on every edit.
 
-    The keys that enter and leave it (``/``; Enter, Down, Esc) are the app's priority bindings,
+    The keys that enter and leave it (``/``; Enter, Down, Esc) and walk the query history
+    (Up, Down: :mod:`tui.actions`) are the app's priority bindings,
     so that keys typed ahead over a slow link land where they were meant (see ``tui.browser.app``).
     """
 
@@ -122,7 +111,7 @@ class SearchBar(Horizontal):
 
     def compose(self) -> ComposeResult:
         yield Static("/", id="search-prompt")
-        yield SearchInput(placeholder=PLACEHOLDER, id="query", compact=True)
+        yield QueryInput(placeholder=PLACEHOLDER, id="query", compact=True)
         yield CutLine(self.cut_mark, id="search-status")
 
     @property
