@@ -220,6 +220,11 @@ class SyncReport:
     changed: int = 0
     reattached: int = 0
     orphans: int = 0
+    #: the catalogues' entries (seed files of titles without abstracts) in the library, by what
+    #: their title found: their abstract, two it cannot tell apart, or none (docs/seeds.md)
+    matched: int = 0
+    ambiguous: int = 0
+    unmatched: int = 0
     seconds: float = 0.0
     files: list[FileReport] = field(default_factory=list)
     notices: list[str] = field(default_factory=list)
@@ -236,6 +241,7 @@ class SyncReport:
         return {
             "papers": self.papers, "added": self.added, "removed": self.removed,
             "changed": self.changed, "reattached": self.reattached, "orphans": self.orphans,
+            "matched": self.matched, "ambiguous": self.ambiguous, "unmatched": self.unmatched,
             "seconds": round(self.seconds, 4), "files": [f.to_json() for f in self.files],
             "notices": list(self.notices),
         }

@@ -129,6 +129,20 @@ def test_the_one_file_benchmark_times_each_layout(tmp_path: Path) -> None:
     assert rows[2][2] == rows[2][4] == "1.00"  # (the base of the ratios)
 
 
+def test_the_catalogue_benchmark_prints_its_table(tmp_path: Path) -> None:
+    sample = REPO / "tests" / "data" / "catalogue" / "icml_catalogue_sample.jsonl"
+    out = subprocess.run([sys.executable, str(REPO / "bench" / "catalogue.py"), str(sample),
+                          "--papers", "100", "--keep", str(tmp_path / "work")],
+                         capture_output=True, text=True, timeout=300, check=True).stdout
+    rows = dict(tuple(cell.strip() for cell in line.split("|")[1:3])
+                for line in out.splitlines()
+                if line.startswith("| ") and "figure" not in line and "---" not in line)
+    counts = [int(n) for n in rows["titles matched / ambiguous / unmatched"].split(" / ")]
+    assert sum(counts) == 16 and rows["shipped abstracts titled"] == f"{counts[0]} of 35"
+    assert all(float(rows[name]) > 0 for name in list(rows)[:4]), out  # every time measured
+    assert "## 135 abstracts (100 of the corpus, one file per collection)" in out
+
+
 def test_the_names_benchmark_counts_shared_and_latex_names(tmp_path: Path) -> None:
     """bench/names.py on a small corpus: two papers deriving one name are counted as sharing
     it, a library built from them shows it for neither."""

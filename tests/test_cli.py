@@ -15,7 +15,7 @@ HIT_KEYS = {"id", "short_id", "name", "title", "headline", "status", "score", "c
 RESULT_KEYS = {"query", "effective_query", "notice", "total", "sort", "hidden", "hits"}
 # the issue's keys, and "notices" (docs/cli.md documents it: e.g. "the index was damaged ...")
 SYNC_KEYS = {"papers", "added", "removed", "changed", "reattached", "orphans", "seconds", "files",
-             "notices"}
+             "notices", "matched", "ambiguous", "unmatched"}
 FILE_KEYS = {"path", "status", "entries", "reason"}
 STATS_KEYS = {"papers", "entries", "files", "collections", "status", "orphan_marks",
               "orphan_annotations", "problems", "library"}
@@ -38,7 +38,7 @@ def test_sync_json(run_cli):
     assert set(data) == SYNC_KEYS
     assert {k: data[k] for k in SYNC_KEYS - {"seconds", "files"}} == {
         "papers": 35, "added": 35, "removed": 0, "changed": 0, "reattached": 0, "orphans": 0,
-        "notices": []}
+        "matched": 0, "ambiguous": 0, "unmatched": 0, "notices": []}
     assert isinstance(data["seconds"], float) and data["seconds"] >= 0
     assert data["files"] == [
         {"path": FILE_A, "status": "loaded", "entries": 19, "reason": None},

@@ -20,7 +20,7 @@ from db.store.sqlite import connect, use_wal
 
 #: The format of the index; bump it when its tables change or what they hold: an index of
 #: another format is emptied and built again from the seeds (:func:`open_index`).
-INDEX_VERSION = 16
+INDEX_VERSION = 17
 #: Bytes per page of the index. An abstract row is ~1.3 kB: 4 kB pages left a fifth of each
 #: ``papers`` page empty (10,000 abstracts: 3.1 of 16.5 MiB, dbstat), 16 kB pages a twentieth.
 INDEX_PAGE_SIZE = 16384
@@ -106,6 +106,15 @@ CREATE TABLE IF NOT EXISTS sources (
 -- the papers with more than one source (db.index.sync keeps it): any other paper's one source is
 -- papers.first_file/first_pos, so a page of hits looks up the sources of these alone
 CREATE TABLE IF NOT EXISTS multi_sources (paper_id TEXT PRIMARY KEY) WITHOUT ROWID;
+-- the entries of catalogues (seed files with titles and no abstracts, db.index.catalogue): what
+-- each title found, and the fields of its record as read (its source's meta may hold its
+-- abstract's links too)
+CREATE TABLE IF NOT EXISTS catalogue (
+    file TEXT NOT NULL, position INTEGER NOT NULL,
+    outcome TEXT NOT NULL,          -- matched | ambiguous | unmatched
+    meta TEXT NOT NULL,
+    PRIMARY KEY (file, position)
+) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS vocab (term TEXT PRIMARY KEY, df INTEGER NOT NULL) WITHOUT ROWID;
 -- what the FTS indexes: the abstract, or its search form (CJK split, folded) when that differs
 CREATE VIEW IF NOT EXISTS papers_search(rowid, body, name, title, authors) AS

@@ -13,7 +13,7 @@ import sqlite3
 import time
 from pathlib import Path
 
-from db.index import health, write
+from db.index import catalogue, health, write
 from db.index.plan import Progress, SyncCancelled, index_is_stale, plan_changes
 from db.index.schema import begin_index_write, begin_rebuild, recreate
 from db.index.write import Changes, Writer, apply_changes
@@ -22,21 +22,26 @@ from db.seeds.dictionary import cache_dictionary_in
 from db.seeds.discover import discover
 from db.store.sqlite import BUSY_TIMEOUT_MS, write_transaction
 
-__all__ = ["Progress", "SyncCancelled", "compact", "fts_integrity_ok", "index_is_stale", "sync"]
+__all__ = ["Changes", "Progress", "SyncCancelled", "compact", "fts_integrity_ok",
+           "index_is_stale", "sync"]
 
 
 def sync(conn: sqlite3.Connection, seed_paths: list[Path], force: bool = False,
-         progress: Progress | None = None) -> tuple[SyncReport, Changes]:
+         progress: Progress | None = None, match_titles: catalogue.MatchTitles | None = None
+         ) -> tuple[SyncReport, Changes]:
     """Run a whole sync; returns the report (without mark re-attachment) and the papers added
-    and left (:class:`db.index.write.Changes`)."""
+    and left (:class:`db.index.write.Changes`). With ``match_titles``, the titles of seed files
+    without abstracts are matched to the abstracts they describe (:mod:`db.index.catalogue`);
+    without it, each is a paper of its own."""
     started = time.perf_counter()
+    hold = _holder(match_titles)
     report = SyncReport()
     index_file = conn.execute("PRAGMA database_list").fetchone()[2]
     if index_file:  # the dictionary that parsing needs is kept beside the index
         cache_dictionary_in(Path(index_file).parent)
     if force and not discover(seed_paths).missing_roots:
-        changes = _rebuild(conn, seed_paths, progress, report)
-        report.papers = conn.execute("SELECT count(*) FROM papers").fetchone()[0]
+        changes = _rebuild(conn, seed_paths, progress, report, hold)
+        _count(conn, report)
         report.seconds = time.perf_counter() - started
         return report, changes
     changes = Changes([], [])
@@ -47,19 +52,32 @@ def sync(conn: sqlite3.Connection, seed_paths: list[Path], force: bool = False,
     streamed = None
     if first_build and _seed_bytes(seed_paths) >= STREAM_MIN_BYTES and (
             force or index_is_stale(conn, seed_paths)):
-        streamed = _first_build(conn, seed_paths, force, progress, report)
+        streamed = _first_build(conn, seed_paths, force, progress, report, hold)
     if streamed is not None:
         changes = streamed
     else:
         to_apply, removed, report.files, _ = plan_changes(conn, seed_paths, force, progress)
         if to_apply or removed:
-            changes = apply_changes(conn, to_apply, removed, report, force)
-    report.papers = conn.execute("SELECT count(*) FROM papers").fetchone()[0]
+            changes = apply_changes(conn, to_apply, removed, report, force, hold)
+    _count(conn, report)
     if (report.added >= write.BULK_MIN_ROWS and report.added * 2 >= report.papers
             and not first_build):
         compact(conn)
     report.seconds = time.perf_counter() - started
     return report, changes
+
+
+def _holder(match_titles: catalogue.MatchTitles | None):
+    """What wraps a sync's writer: catalogues held back and matched, or nothing."""
+    if match_titles is None:
+        return None
+    return lambda writer: catalogue.Held(writer, match_titles)
+
+
+def _count(conn: sqlite3.Connection, report: SyncReport) -> None:
+    """The report's counts of the whole index: papers, and catalogue entries by outcome."""
+    report.papers = conn.execute("SELECT count(*) FROM papers").fetchone()[0]
+    report.matched, report.ambiguous, report.unmatched = catalogue.counts(conn).values()
 
 
 #: Bytes of seed files from which a first build writes each file while the next are parsed
@@ -76,7 +94,7 @@ def _seed_bytes(seed_paths: list[Path]) -> int:
 
 
 def _first_build(conn: sqlite3.Connection, seed_paths: list[Path], force: bool,
-                 progress: Progress | None, report: SyncReport) -> Changes | None:
+                 progress: Progress | None, report: SyncReport, hold=None) -> Changes | None:
     """A sync into an index with no papers: each file's papers are written as soon as it is
     parsed, so the writing overlaps the parsing of the next files (worker processes) instead
     of following all of it. Returns the papers added, or None when the write lock is not free at
@@ -97,6 +115,7 @@ def _first_build(conn: sqlite3.Connection, seed_paths: list[Path], force: bool,
             conn.execute("ROLLBACK")
             return None
         writer = Writer(conn, report, force, bulk=True, stream=True)
+        writer = hold(writer) if hold else writer
         to_apply, removed, report.files, _ = plan_changes(conn, seed_paths, force, progress,
                                                           writer.add, writer.add_part)
         for p in to_apply:  # the files whose fingerprint only needs refreshing
@@ -110,7 +129,7 @@ def _first_build(conn: sqlite3.Connection, seed_paths: list[Path], force: bool,
 
 
 def _rebuild(conn: sqlite3.Connection, seed_paths: list[Path], progress: Progress | None,
-             report: SyncReport) -> Changes:
+             report: SyncReport, hold=None) -> Changes:
     """A forced sync: the index made again from nothing (every schema object dropped and
     created, every seed file parsed), in one write transaction that holds the index's lock
     (waiting the busy timeout for it) from the first drop to the last insert: a reader sees the
@@ -126,12 +145,13 @@ def _rebuild(conn: sqlite3.Connection, seed_paths: list[Path], progress: Progres
         recreate(conn)
         writer = write.Writer(conn, report, True, bulk=True,
                               stream=_seed_bytes(seed_paths) >= STREAM_MIN_BYTES)
+        stream = writer.stream
+        writer = hold(writer) if hold else writer
         to_apply, removed, report.files, _ = plan_changes(
-            conn, seed_paths, True, progress, writer.add,
-            writer.add_part if writer.stream else None)
+            conn, seed_paths, True, progress, writer.add, writer.add_part if stream else None)
         for p in to_apply:  # (files that yield no papers)
             writer.add(p)
-        writer.finish(removed)
+        changes = writer.finish(removed)
         after, sources_after = _paper_fields(conn), _sources(conn)
     except BaseException:
         conn.execute("ROLLBACK")
@@ -140,7 +160,8 @@ def _rebuild(conn: sqlite3.Connection, seed_paths: list[Path], progress: Progres
     added = [i for i in after if i not in before]
     report.added, report.removed = len(added), sum(i not in after for i in before)
     report.changed = sum(i in before and before[i] != fields for i, fields in after.items())
-    return Changes(added, sorted({pid for pid, _file in sources_before - sources_after}))
+    return Changes(added, sorted({pid for pid, _file in sources_before - sources_after}),
+                   changes.merged)
 
 
 def _paper_fields(conn: sqlite3.Connection) -> dict[str, tuple]:

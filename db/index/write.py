@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import sqlite3
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from db.index import acronyms, health, names
 from db.index.plan import Planned
@@ -32,14 +33,17 @@ from db.store.sqlite import write_transaction
 class Changes(NamedTuple):
     """The papers a sync moved: ``added`` (ids new to the index) and ``left`` (ids that lost a
     source: a seed file that listed them lists them no more, or is gone; some are gone from the
-    index, some still have another source). Marks follow a paper from ``left`` to ``added``."""
+    index, some still have another source). Marks follow a paper from ``left`` to ``added``,
+    and from each title-only id to the abstract's id in ``merged`` (db.index.catalogue)."""
 
     added: list[str]
     left: list[str]
+    merged: list[tuple[str, str]] = []  # noqa: RUF012 (a NamedTuple's default, never mutated)
 
 
 def apply_changes(conn: sqlite3.Connection, to_apply: list[Planned], removed: list[str],
-                  report: SyncReport, force: bool = False) -> Changes:
+                  report: SyncReport, force: bool = False,
+                  hold: Callable[[Writer], Any] | None = None) -> Changes:
     """Write the planned changes in one transaction that holds the index's write lock (not the
     marks file's). Returns the papers added and those that lost a source.
 
@@ -50,6 +54,7 @@ def apply_changes(conn: sqlite3.Connection, to_apply: list[Planned], removed: li
         bulk = sum(len(p.entries or ()) for p in to_apply) >= BULK_MIN_ROWS and not (
             conn.execute("SELECT 1 FROM papers LIMIT 1").fetchone())
         writer = Writer(conn, report, force, bulk)
+        writer = hold(writer) if hold else writer  # (db.index.catalogue.Held)
         for p in to_apply:
             writer.add(p)
         return writer.finish(removed)

@@ -50,6 +50,11 @@ def _similar():
     return similar
 
 
+def _titles(conn: sqlite3.Connection, titles: list[str], collection: str) -> list:
+    from db.search.known import match_titles  # (when a catalogue is matched)
+    return match_titles(conn, titles, collection)
+
+
 class Library(SavedSearches, MarksTransfer):
     """A reader's library: seed files, their index, and the reader's marks (and the saved
     searches and query history kept with them: :class:`SavedSearches`; marks files to carry
@@ -122,7 +127,7 @@ class Library(SavedSearches, MarksTransfer):
             force = recovery.set_aside_if_damaged(self)
         try:
             notes_db.keep_missing_anchors(self._index(), self._marks(), self._describe)
-            report, changes = sync_db.sync(self._index(), self.seed_paths, force, progress)
+            report, changes = sync_db.sync(self._index(), self.seed_paths, force, progress, _titles)
         except sqlite3.DatabaseError as exc:
             if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
                 raise LibraryError("the index is busy in another papertray; try again") from None
@@ -131,11 +136,11 @@ class Library(SavedSearches, MarksTransfer):
             if damage is None:
                 raise
             recovery.set_index_aside(self, damage)
-            report, changes = sync_db.sync(self._index(), self.seed_paths, True, progress)
+            report, changes = sync_db.sync(self._index(), self.seed_paths, True, progress, _titles)
         if report.did_change:
             self._vocabulary = None
-        if changes.added or changes.left:
-            report.reattached = self._reattach(changes.added, changes.left)
+        if changes.added or changes.left or changes.merged:
+            report.reattached = self._reattach(changes)
         report.orphans = len(self.orphans())
         report.notices = self.take_notices() + report.notices
         return report
@@ -147,10 +152,10 @@ class Library(SavedSearches, MarksTransfer):
             taken, self.notices = self.notices, []
         return self._db.take_notices() + taken
 
-    def _reattach(self, added: list[str], left: list[str]) -> int:
+    def _reattach(self, changes: sync_db.Changes) -> int:
         orphan_ids = [row[0] for row in self.orphans()]
         orphan_ids += [row[0] for row in self.orphan_annotations()]
-        return refind.follow_edits(self._index(), self._marks(), orphan_ids, added, left)
+        return refind.follow_edits(self._index(), self._marks(), orphan_ids, *changes)
 
     # -- reading -------------------------------------------------------------------------
     @recovering

@@ -238,7 +238,7 @@ def copy_to_versions(conn: sqlite3.Connection, donors: list[tuple[str, str]],
 
 
 def follow_edits(index: sqlite3.Connection, marks: sqlite3.Connection, orphan_ids: list[str],
-                 added: list[str], left: list[str]) -> int:
+                 added: list[str], left: list[str], merged: list[tuple[str, str]] = ()) -> int:
     """After a sync: marks, notes and tags follow their paper's edits. The orphans'
     (``orphan_ids``) move to the paper the sync ``added`` whose text is nearly theirs
     (:func:`reattach`); every other new version of a marked paper takes a copy
@@ -246,7 +246,9 @@ def follow_edits(index: sqlite3.Connection, marks: sqlite3.Connection, orphan_id
     of an orphan that moved); an orphan left with a version of it still in the index merges
     into it (:func:`merge_into_versions`). Returns how many papers took marks, notes or tags.
     ``index`` is a connection to the index (the marks attached as ``m``), ``marks`` to the
-    marks file."""
+    marks file. First of all, what a title-only paper had follows it to the abstract it is one
+    paper with now (``merged``: :func:`follow_titles`)."""
+    titles = follow_titles(index, marks, list(merged))
     kept = _annotated(index, left)
     moved: list[tuple[str, str, str]] = []
     copied = 0
@@ -262,8 +264,8 @@ def follow_edits(index: sqlite3.Connection, marks: sqlite3.Connection, orphan_id
         moved = reattach(marks, orphan_ids, finder)
         copied = copy_to_versions(marks, [(new, text) for _, new, text in moved] + kept, finder)
     gone = {old for old, _, _ in moved}
-    merged = merge_into_versions(index, marks, [o for o in orphan_ids if o not in gone])
-    return len(moved) + copied + merged
+    joined = merge_into_versions(index, marks, [o for o in orphan_ids if o not in gone])
+    return titles + len(moved) + copied + joined
 
 
 def merge_into_versions(index: sqlite3.Connection, marks: sqlite3.Connection,
@@ -289,6 +291,15 @@ def merge_into_versions(index: sqlite3.Connection, marks: sqlite3.Connection,
             "SELECT 1 FROM papers WHERE id=?", (pid,)).fetchone()), None)
         if here:
             moves.append((orphan, here))
+    return _merge(marks, moves)
+
+
+def _merge(marks: sqlite3.Connection, moves: list[tuple[str, str]],
+           anchors: dict[str, str] | None = None) -> int:
+    """Merge the marks, notes and tags of each ``(old id, new id)`` into the new id (the newer
+    mark and note win, tags are joined), recorded as ``reattach`` in ``mark_events``; with
+    ``anchors`` (new id → its text's anchor), what moved remembers the new paper's text.
+    Returns how many merged."""
     if not moves:
         return 0
     stamp = now()
@@ -296,8 +307,36 @@ def merge_into_versions(index: sqlite3.Connection, marks: sqlite3.Connection,
         batch = next_batch(marks)
         for orphan, here in moves:
             status = notes.merge(marks, orphan, here)
+            if anchors and here in anchors:
+                for table in ("marks", "annotation_anchors"):
+                    marks.execute(f"UPDATE {table} SET anchor=? WHERE paper_id=?",
+                                  (anchors[here], here))
             log_event(marks, batch, stamp, "reattach", orphan, status, status, here)
     return len(moves)
+
+
+def follow_titles(index: sqlite3.Connection, marks: sqlite3.Connection,
+                  merged: list[tuple[str, str]]) -> int:
+    """After a sync that made catalogue titles one paper with their abstracts, or a title
+    alone again (:mod:`db.index.catalogue`): the marks, notes and tags of each paper that the
+    index has no more (``(old id, new id)`` in ``merged``: a title-only paper, or an abstract
+    gone from the seed files) merge into the paper that took its place, as an orphan's merge
+    into its other version (:func:`merge_into_versions`). Returns how many merged."""
+    if not merged:
+        return 0
+    wanted = dict(merged)
+    held = {pid for (pid,) in marks.execute(
+        "SELECT paper_id FROM marks UNION SELECT paper_id FROM notes "
+        "UNION SELECT paper_id FROM tags") if pid in wanted}
+    moves = [(old, wanted[old]) for old in sorted(held) if not index.execute(
+        "SELECT 1 FROM papers WHERE id=?", (old,)).fetchone()]
+    anchors = {}
+    for _, new in moves:
+        row = index.execute("SELECT coalesce(nullif(abstract, ''), title) FROM papers "
+                            "WHERE id=?", (new,)).fetchone()
+        if row:
+            anchors[new] = anchor(row[0])
+    return _merge(marks, moves, anchors)
 
 
 def _annotated(index: sqlite3.Connection, ids: list[str]) -> list[tuple[str, str]]:

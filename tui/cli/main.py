@@ -106,6 +106,9 @@ def sync(obj: Context, force: bool, as_json: bool) -> None:
     click.echo(f"{report.papers} papers: {report.added} added, {report.removed} removed, "
                f"{report.changed} changed, {report.reattached} marks re-attached, "
                f"{report.orphans} orphan marks ({report.seconds:.2f} s)")
+    if report.matched or report.ambiguous or report.unmatched:
+        click.echo(f"catalogue: {report.matched} titles matched, {report.ambiguous} ambiguous, "
+                   f"{report.unmatched} unmatched")
 
 
 @cli.command(context_settings={"ignore_unknown_options": True,
