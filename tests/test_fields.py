@@ -175,3 +175,28 @@ def test_a_json_export_loads_elsewhere_with_its_collection_and_imports_its_marks
         assert there.get(PARM).status == "read"
     here.close()
     assert json.loads(export.read_text(encoding="utf-8"))["exported_at"].endswith("Z")
+
+
+def test_links_given_in_the_forms_paper_lists_use_are_kept_by_kind(tmp_path):
+    """An arXiv field holding the abstract page's URL or ``arXiv:ID``, a DOI given as
+    ``doi:10...`` or as ``doi.org/10...`` without a scheme: each is the one link it names."""
+    folder = tmp_path / "seeds"
+    folder.mkdir()
+    records = [
+        {"title": "One", "abstract": "The first abstract of this list, about graph learning.",
+         "arxiv": "https://arxiv.org/abs/2101.00001v2", "doi": "doi:10.1000/one"},
+        {"title": "Two", "abstract": "The second abstract of this list, about vision models.",
+         "eprint": "arXiv:2301.12345", "doi": "doi.org/10.1000/two"},
+        {"title": "Three", "abstract": "The third abstract of this list, about speech models.",
+         "arxiv_id": "arxiv: 2302.00002v3", "doi": "https://dx.doi.org/10.1000/three"}]
+    (folder / "list.json").write_text(json.dumps(records), encoding="utf-8")
+    with Library([folder], tmp_path / "data") as lib:
+        lib.sync()
+        links = {h.title: lib.get(h.id).links[:-1] for h in lib.search("", limit=10).hits}
+    assert links == {
+        "One": [("doi", "https://doi.org/10.1000/one"),
+                ("arxiv", "https://arxiv.org/abs/2101.00001v2")],
+        "Two": [("doi", "https://doi.org/10.1000/two"),
+                ("arxiv", "https://arxiv.org/abs/2301.12345")],
+        "Three": [("doi", "https://dx.doi.org/10.1000/three"),
+                  ("arxiv", "https://arxiv.org/abs/2302.00002v3")]}

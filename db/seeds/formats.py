@@ -341,11 +341,17 @@ _LINK_FIELDS = (("paper", ("url", "site", "link", "html_url", "forum_url")),
                 ("openreview", ("openreview", "forum")), ("pdf", ("pdf", "pdf_url")),
                 ("code", ("github", "code", "code_url")))
 _ARXIV_RE = re.compile(r"\d{4}\.\d{4,5}(v\d+)?|[a-z\-]+(\.[A-Z]{2})?/\d{7}")
+#: what paper lists write before a DOI or an arXiv id ("doi:10.1000/x", "doi.org/10.1000/x",
+#: "arXiv:2101.00001"), dropped before the id becomes its resolver's URL
+_DOI_PREFIX_RE = re.compile(r"^(?:doi:\s*|(?:dx\.)?doi\.org/)", re.I)
+_ARXIV_PREFIX_RE = re.compile(r"^arxiv:\s*", re.I)
 
 
 def _links(record: dict) -> Iterator[tuple[str, str]]:
     """``(kind, url)`` of each link the record gives: web links as they are, a DOI and an
-    arXiv id as their resolver's URL; papertray's own JSON export lists its ``links``."""
+    arXiv id (``doi:``, ``doi.org/`` and ``arXiv:`` before them dropped) as their resolver's
+    URL, an arXiv field that holds a URL as that link; papertray's own JSON export lists its
+    ``links``."""
     for kind, names in _LINK_FIELDS:
         for name in names:
             value = _text(_field(record, name))
@@ -360,10 +366,15 @@ def _links(record: dict) -> Iterator[tuple[str, str]]:
                     yield item["kind"], url
     doi = _text(_field(record, "doi"))
     if doi:
-        yield "doi", doi if doi.startswith("http") else "https://doi.org/" + doi
+        yield "doi", doi if doi.startswith(("http://", "https://")) else (
+            "https://doi.org/" + _DOI_PREFIX_RE.sub("", doi))
     eprint = _text(_field(record, "eprint", "arxiv", "arxiv_id"))
-    if _ARXIV_RE.fullmatch(eprint):
-        yield "arxiv", "https://arxiv.org/abs/" + eprint
+    if eprint.startswith(("http://", "https://")):
+        yield _kind_of(eprint, "paper"), eprint
+    else:
+        eprint = _ARXIV_PREFIX_RE.sub("", eprint)
+        if _ARXIV_RE.fullmatch(eprint):
+            yield "arxiv", "https://arxiv.org/abs/" + eprint
 
 
 def _kind_of(url: str, kind: str) -> str:
