@@ -200,3 +200,27 @@ def test_links_given_in_the_forms_paper_lists_use_are_kept_by_kind(tmp_path):
                 ("arxiv", "https://arxiv.org/abs/2301.12345")],
         "Three": [("doi", "https://dx.doi.org/10.1000/three"),
                   ("arxiv", "https://arxiv.org/abs/2302.00002v3")]}
+
+
+def test_an_export_without_its_time_imports_as_older_than_every_mark_here(tmp_path):
+    """A JSON export written before exports had ``exported_at`` (or ``search --json``): its
+    statuses, notes and tags fill the papers unmarked here; a mark made here stays."""
+    out = io.StringIO()
+    with Library([copy_seeds(tmp_path / "seeds")], tmp_path / "here") as here:
+        here.sync()
+        here.set_status([PARM], "to-read")
+        here.set_note(PARM, "read the proofs")
+        here.tag([PARM], ["align"])
+        here.set_status([S2_TRACK], "read")
+        here.export("", None, "json", out)
+    doc = json.loads(out.getvalue())
+    del doc["exported_at"]
+    with Library([tmp_path / "seeds"], tmp_path / "there") as there:
+        there.sync()
+        there.set_status([S2_TRACK], "dismissed")
+        summary = there.import_marks(json.dumps(doc).encode())
+        assert (summary.invalid, len(summary.changed), summary.notes, summary.tags) == (
+            0, 1, 1, 1)
+        parm = there.get(PARM)
+        assert (parm.status, parm.note, parm.tags) == ("to-read", "read the proofs", ("align",))
+        assert there.get(S2_TRACK).status == "dismissed"
