@@ -151,6 +151,17 @@ def test_or_after_an_excluding_filter_is_explained_as_after_a_filter(shipped_lib
     assert shipped_library.search("-is:read OR graph").total == 2
 
 
+def test_or_before_a_filter_is_explained_as_after_one(shipped_library):
+    """"graph OR is:read" and "graph OR has:code" searched graph (the OR a word) with the
+    filter, saying nothing: the notice says the filter applies, as after one."""
+    for query, filtered in (("graph OR is:read", "graph is:read"),
+                            ("graph OR has:code", "graph has:code"),
+                            ("graph OR in:icml neural", "graph OR neural in:icml")):
+        result = shipped_library.search(query, limit=100)
+        assert result.notice == "OR joins words, not filters: the filters all apply", query
+        assert ids(result.hits) == ids(all_hits(shipped_library, filtered)), query
+
+
 @pytest.mark.parametrize("query", ["in:icml learning", "-in:icml learning", "in:ability",
                                    "tag:moe", "-tag:moe learning", "in:icml tag:moe"])
 def test_a_filter_finds_its_papers_once_not_paper_by_paper(library, query):
