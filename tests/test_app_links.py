@@ -132,3 +132,20 @@ async def test_E_exports_to_the_file_named_and_never_over_another(tmp_path):
         await wait_for(pilot, lambda: notes[-1].endswith("exists: name another file"),
                        "the refusal")
     shutil.rmtree(target.parent)
+
+
+async def test_E_into_a_folder_that_does_not_exist_says_which_file_it_cannot_write(tmp_path):
+    app, _seeds, _data = shipped_app(tmp_path)
+    notes = record_notifications(app)
+    target = tmp_path / "no such folder" / "reading.csv"
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await pilot.press("E")
+        await wait_for(pilot, lambda: hasattr(app.screen, "input"), "the prompt")
+        app.screen.input.value = ""
+        await type_text(pilot, str(target))
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: any(n.startswith("export failed") for n in notes),
+                       "the failure")
+        assert notes[-1] == f"export failed: cannot write {target}: No such file or directory"
+    assert not target.parent.exists()
