@@ -224,3 +224,27 @@ def test_an_export_without_its_time_imports_as_older_than_every_mark_here(tmp_pa
         parm = there.get(PARM)
         assert (parm.status, parm.note, parm.tags) == ("to-read", "read the proofs", ("align",))
         assert there.get(S2_TRACK).status == "dismissed"
+
+
+def test_a_list_written_as_a_literal_in_a_csv_cell_is_that_list(tmp_path):
+    """CSV files written from data frames hold a list as its literal (``['a', 'b']`` or
+    ``["a", "b"]``): the authors and keywords are its items, not pieces with brackets."""
+    folder = tmp_path / "seeds"
+    folder.mkdir()
+    with (folder / "list.csv").open("w", newline="", encoding="utf-8") as f:
+        writer = csv.writer(f)
+        writer.writerow(["title", "abstract", "authors", "keywords"])
+        writer.writerow(["One", "The first abstract of this list, about graph learning.",
+                         "['Ann Lee', 'Bo Chen']", "['deep learning', \"it's robust\"]"])
+        writer.writerow(["Two", "The second abstract of this list, about vision models.",
+                         '["Cy Dee", "Di Eck"]', '["graphs", "gnn; message passing"]'])
+        writer.writerow(["Three", "The third abstract of this list, about speech models.",
+                         "[not a list", "[1, [2]]"])
+    with Library([folder], tmp_path / "data") as lib:
+        lib.sync()
+        got = {h.title: (h.authors, lib.get(h.id).keywords)
+               for h in lib.search("", limit=10).hits}
+        assert got == {"One": (("Ann Lee", "Bo Chen"), ("deep learning", "it's robust")),
+                       "Two": (("Cy Dee", "Di Eck"), ("graphs", "gnn; message passing")),
+                       "Three": (("[not a list",), ("[1", "[2]]"))}
+        assert lib.search("kw:robust").total == 1

@@ -26,7 +26,14 @@ from dataclasses import replace
 
 from db.seeds.bibtex import bib_records, unbrace
 from db.seeds.decode import DecodeError, decode
-from db.seeds.entry import LINK_KINDS, Entry, SeedError, abstract_entry, collection_label
+from db.seeds.entry import (
+    LINK_KINDS,
+    Entry,
+    SeedError,
+    abstract_entry,
+    collection_label,
+    listed,
+)
 from db.text import clean, normalize
 
 #: gzip-compressed seed files are read up to this many bytes once expanded (a guard against a
@@ -316,8 +323,9 @@ def _venue_year(label: str, year: int | None) -> tuple[str | None, int | None]:
 
 
 def _names(value: object | None) -> list[str]:
-    """A list of names (authors, keywords), or one string of them separated by ``;``,
-    `` and `` or ``,``; each once, in their order."""
+    """A list of names (authors, keywords), its literal (:func:`listed`), or one string of
+    them separated by ``;``, `` and `` or ``,``; each once, in their order."""
+    value = listed(value) if isinstance(value, str) else value
     if isinstance(value, list):
         names = [_text(v.get("name") if isinstance(v, dict) else v) for v in value]
     else:
