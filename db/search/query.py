@@ -22,7 +22,7 @@ from db.models import MAX_QUERY_CHARS, LibraryError
 from db.search.fields import FIELD_KEYS, FieldFilter, parse_field
 from db.search.stopwords import is_sentence, mark_stop_words
 from db.search.terms import Term
-from db.text import clean, tag_name, tokens
+from db.text import clean, cut_at_word, tag_name, tokens
 
 #: A phrase, a filter whose value is in quotes (``in:"ICML 2025"``, ``au:"andrea vedaldi"``: one
 #: value, as a phrase is one term), or a word.
@@ -155,7 +155,7 @@ def parse(text: str, typing: bool = False, status: str | None = None) -> Query:
     results follow each keystroke. Words with no letters or digits (``*``, ``-``, ``"``) vanish.
     ``status`` (new, to-read, read or dismissed; "all" or None: any) applies as ``is:STATUS`` would.
     """
-    text = unicodedata.normalize("NFKC", clean(text or ""))[:MAX_QUERY_CHARS]
+    text = cut_at_word(unicodedata.normalize("NFKC", clean(text or "")), MAX_QUERY_CHARS)
     state = _Parser(Query(), list(_PIECE_RE.finditer(text)))
     for i in range(len(state.pieces)):
         term = _read_piece(state, i)
