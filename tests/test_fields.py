@@ -248,3 +248,18 @@ def test_a_list_written_as_a_literal_in_a_csv_cell_is_that_list(tmp_path):
                        "Two": (("Cy Dee", "Di Eck"), ("graphs", "gnn; message passing")),
                        "Three": (("[not a list",), ("[1", "[2]]"))}
         assert lib.search("kw:robust").total == 1
+
+
+def test_a_csv_export_read_as_a_seed_gives_no_decision_from_its_marks(tmp_path):
+    """papertray's CSV export has a ``status`` column: the reader's mark (new, to-read...),
+    which a paper list's ``status`` (Oral, Poster) is not."""
+    with Library([copy_seeds(tmp_path / "seeds")], tmp_path / "here") as here:
+        here.sync()
+        here.set_status([PARM], "to-read")
+        export = tmp_path / "moved" / "library.csv"
+        export.parent.mkdir()
+        assert here.export_file(export) == 35
+    with Library([export.parent], tmp_path / "there") as there:
+        there.sync()
+        assert there.get(PARM).decision is None
+        assert there.search("decision:new").notice.startswith("no paper here has a decision")

@@ -296,7 +296,7 @@ def _entry(record: object, position: int) -> Entry | None:
     if not venue and "short_id" in record:  # papertray's JSON export: its collection label
         venue, year = _venue_year(_text(record.get("collection")), year)
     return replace(
-        entry, title=title or None, authors=tuple(_authors(_field(record, "authors", "author"))),
+        entry, title=title or None, authors=tuple(_names(_field(record, "authors", "author"))),
         year=year, venue=venue,
         urls=tuple(dict.fromkeys(links)), code_url=code or entry.code_url, rich=True,
         **_details(record), links=own)
@@ -304,13 +304,18 @@ def _entry(record: object, position: int) -> Entry | None:
 
 def _details(record: dict) -> dict:
     """The decision, track, keywords and area a record gives (db.seeds.entry.DETAILS). In
-    papertray's own JSON export (its records have a ``short_id``) ``status`` is the reader's
-    mark, not the venue's decision."""
-    names = ("decision", "presentation", "presentation_type")
-    decision = _text(_field(record, *names, *(() if "short_id" in record else ("status",))))
+    papertray's own exports ``status`` is the reader's mark (new, to-read...; the JSON's
+    records have a ``short_id``), not the venue's decision."""
+    decision = _text(_field(record, "decision", "presentation", "presentation_type"))
+    status = "" if "short_id" in record else _text(_field(record, "status"))
+    decision = decision or ("" if status.lower() in _MARKS else status)
     return {"decision": decision or None, "track": _text(_field(record, "track")) or None,
             "keywords": tuple(_names(_field(record, "keywords", "keyword"))),
             "area": _text(_field(record, "primary_area", "area", "subject_area")) or None}
+
+
+#: the statuses of papertray's marks, which its exports' ``status`` gives
+_MARKS = frozenset({"new", "to-read", "read", "dismissed"})
 
 
 def _venue_year(label: str, year: int | None) -> tuple[str | None, int | None]:
@@ -333,10 +338,6 @@ def _names(value: object | None) -> list[str]:
         sep = ";" if ";" in text else " and " if " and " in text else ","
         names = text.split(sep)
     return list(dict.fromkeys(n for n in (" ".join(n.split()) for n in names) if n))
-
-
-def _authors(value: object | None) -> list[str]:
-    return _names(value)
 
 
 def _year(value: object | None) -> int | None:
