@@ -263,3 +263,29 @@ def test_a_csv_export_read_as_a_seed_gives_no_decision_from_its_marks(tmp_path):
         there.sync()
         assert there.get(PARM).decision is None
         assert there.search("decision:new").notice.startswith("no paper here has a decision")
+
+
+def test_a_keyword_with_and_in_it_is_one_keyword(tmp_path):
+    """Keywords are separated by ``;`` or ``,``; " and " separates authors (BibTeX), not
+    keywords: "datasets and benchmarks, robotics" is two keywords, not three pieces."""
+    folder = tmp_path / "seeds"
+    folder.mkdir()
+    (folder / "list.json").write_text(json.dumps([
+        {"title": "One", "abstract": "The first abstract of this list, about benchmarks.",
+         "keywords": "datasets and benchmarks, large language models"},
+        {"title": "Two", "abstract": "The second abstract of this list, about retrieval.",
+         "keywords": "search and ranking", "authors": "Ann Lee and Bo Chen"}]),
+        encoding="utf-8")
+    (folder / "list.bib").write_text(
+        "@inproceedings{a, title={Three}, keywords={vision and language, robotics},\n"
+        "  abstract={The third abstract of this list, about robots that see and talk.}}\n",
+        encoding="utf-8")
+    with Library([folder], tmp_path / "data") as lib:
+        lib.sync()
+        got = {h.title: lib.get(h.id).keywords for h in lib.search("", limit=10).hits}
+        assert got == {"One": ("datasets and benchmarks", "large language models"),
+                       "Two": ("search and ranking",),
+                       "Three": ("vision and language", "robotics")}
+        assert lib.search("two").hits[0].authors == ("Ann Lee", "Bo Chen")
+        assert lib.search("kw:vision_and").total == 0
+        assert lib.search('kw:"vision and language"').total == 1

@@ -310,7 +310,7 @@ def _details(record: dict) -> dict:
     status = "" if "short_id" in record else _text(_field(record, "status"))
     decision = decision or ("" if status.lower() in _MARKS else status)
     return {"decision": decision or None, "track": _text(_field(record, "track")) or None,
-            "keywords": tuple(_names(_field(record, "keywords", "keyword"))),
+            "keywords": tuple(_names(_field(record, "keywords", "keyword"), authors=False)),
             "area": _text(_field(record, "primary_area", "area", "subject_area")) or None}
 
 
@@ -327,15 +327,15 @@ def _venue_year(label: str, year: int | None) -> tuple[str | None, int | None]:
     return label or None, year
 
 
-def _names(value: object | None) -> list[str]:
+def _names(value: object | None, authors: bool = True) -> list[str]:
     """A list of names (authors, keywords), its literal (:func:`listed`), or one string of
-    them separated by ``;``, `` and `` or ``,``; each once, in their order."""
+    them separated by ``;``, `` and `` (authors only) or ``,``; each once, in their order."""
     value = listed(value) if isinstance(value, str) else value
     if isinstance(value, list):
         names = [_text(v.get("name") if isinstance(v, dict) else v) for v in value]
     else:
         text = _text(value)
-        sep = ";" if ";" in text else " and " if " and " in text else ","
+        sep = ";" if ";" in text else " and " if authors and " and " in text else ","
         names = text.split(sep)
     return list(dict.fromkeys(n for n in (" ".join(n.split()) for n in names) if n))
 
