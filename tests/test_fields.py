@@ -289,3 +289,22 @@ def test_a_keyword_with_and_in_it_is_one_keyword(tmp_path):
         assert lib.search("two").hits[0].authors == ("Ann Lee", "Bo Chen")
         assert lib.search("kw:vision_and").total == 0
         assert lib.search('kw:"vision and language"').total == 1
+
+
+def test_a_link_with_spaces_or_quotes_is_one_web_address(tmp_path):
+    """A link given with a space, a quote or angle brackets in it is kept percent-encoded: a
+    Markdown export's ``<…>``, a terminal's hyperlink and a web browser each read it whole."""
+    folder = tmp_path / "seeds"
+    folder.mkdir()
+    (folder / "list.json").write_text(json.dumps([
+        {"title": "One", "abstract": "The first abstract of this list, about benchmarks.",
+         "url": 'https://example.com/a b"c<d>', "doi": "10.5555/abc def"}]), encoding="utf-8")
+    with Library([folder], tmp_path / "data") as lib:
+        lib.sync()
+        [hit] = lib.search("", limit=10).hits
+        assert lib.get(hit.id).links[:2] == [
+            ("paper", "https://example.com/a%20b%22c%3Cd%3E"),
+            ("doi", "https://doi.org/10.5555/abc%20def")]
+        out = io.StringIO()
+        lib.export("", None, "md", out)
+        assert "  - paper: <https://example.com/a%20b%22c%3Cd%3E>" in out.getvalue()

@@ -126,3 +126,14 @@ def listed(text: str) -> list | str:
         if isinstance(items, list) and all(isinstance(i, str | int | float) for i in items):
             return items
     return text
+
+
+#: what a URL may not hold as it is: white space, quotes, angle brackets and the like
+_UNSAFE_URL_RE = re.compile(r'[\s"<>\\^`{|}]')
+
+
+def web_address(url: str) -> str:
+    """``url`` with the characters a URL may not hold as they are percent-encoded (a DOI with
+    a space, a link pasted with a quote): a terminal's hyperlink, a Markdown export's
+    ``<…>`` and a web browser each read it as one address."""
+    return _UNSAFE_URL_RE.sub(lambda m: f"%{ord(m.group()):02X}", url)

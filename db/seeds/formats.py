@@ -33,6 +33,7 @@ from db.seeds.entry import (
     abstract_entry,
     collection_label,
     listed,
+    web_address,
 )
 from db.text import clean, normalize
 
@@ -288,7 +289,7 @@ def _entry(record: object, position: int) -> Entry | None:
         entry = Entry(id=title_id(title), position=position, collection="", abstract_source="",
                       abstract_markup="", name=None, title=None, headline="", urls=(),
                       code_url=None)
-    own = tuple(dict.fromkeys(_links(record)))
+    own = tuple(dict.fromkeys((kind, web_address(url)) for kind, url in _links(record)))
     links = [url for _kind, url in own if _kind != "code"] + list(entry.urls)
     code = next((url for kind, url in own if kind == "code"), None)
     venue = _text(_field(record, "venue", "booktitle", "journal", "conference")) or None
