@@ -1,9 +1,12 @@
 """A title that a catalogue lists twice, or that two catalogues both list, is one title: it
-finds its abstract as it would alone (tests/data/catalogue/ beside the shipped seeds)."""
+finds its abstract as it would alone; a title-only paper's marks, carried to a library where
+the title found its abstract, land on that paper (tests/data/catalogue/ beside the shipped
+seeds)."""
 
 from __future__ import annotations
 
 import json
+import shutil
 
 from db import Library
 from tests.db_support import DATA, all_hits, copy_seeds
@@ -43,3 +46,28 @@ def test_a_title_two_catalogues_list_is_one_paper_with_its_abstract(tmp_path):
         lib.sync()
         assert [h.id for h in all_hits(lib) if h.title] == [PARM]
         assert len(all_hits(lib)) == 35
+
+
+def test_marks_of_a_title_only_paper_carried_where_it_has_its_abstract_land_there(tmp_path):
+    """Marked where the catalogue is alone, exported (a marks file or a JSON export), imported
+    where the catalogue's title found its abstract: the paper with the abstract takes them."""
+    alone = tmp_path / "alone"
+    alone.mkdir()
+    shutil.copy(SAMPLE, alone / SAMPLE.name)
+    with Library([alone], tmp_path / "a") as here:
+        here.sync()
+        [title_only] = [h.id for h in all_hits(here) if h.title == PARM_TITLE]
+        here.set_status([title_only], "read")
+        here.set_note(title_only, "from the catalogue")
+        marks_file = json.dumps(here.export_marks()).encode()
+        export = tmp_path / "export.json"
+        here.export_file(export)
+    both = copy_seeds(tmp_path / "both")
+    shutil.copy(SAMPLE, both / SAMPLE.name)
+    for name, data in (("marks", marks_file), ("export", export.read_bytes())):
+        with Library([both], tmp_path / name) as there:
+            there.sync()
+            summary = there.import_marks(data)
+            assert summary.orphans == 0, name
+            parm = there.get(PARM)
+            assert (parm.status, parm.note) == ("read", "from the catalogue"), name
