@@ -253,7 +253,8 @@ class LibraryWorkers:
         assert self.lib is not None
         if to:
             path = Path(to)
-            count = self.lib.export_file(path, query, status_argument(status), ids=ids or None)
+            count = self.lib.export_file(path, query, status_argument(status), ids=ids or None,
+                                         new=True)
         else:
             path, count = self.lib.export_to_data_dir(query, status_argument(status),
                                                       ids=ids or None)
