@@ -163,6 +163,8 @@ async def test_two_exports_to_one_new_name_never_replace_the_first(tmp_path):
         app.ask_export("graph", "all", (), str(target))
         await wait_for(pilot, lambda: sum(n.startswith(("exported", "export failed"))
                                           for n in notes) == 2, "both exports")
-        assert f"exported 35 papers to {target}" in notes
+        # (the two are written by two workers at once: either may be first)
+        [done] = [n for n in notes if n.startswith("exported")]
         assert f"export failed: cannot write {target}: File exists" in notes
-    assert target.read_text(encoding="utf-8").startswith("# papertray: 35 papers")
+    count = done.split()[1]
+    assert target.read_text(encoding="utf-8").startswith(f"# papertray: {count} papers")
