@@ -200,3 +200,10 @@ def test_a_query_too_long_is_cut_at_a_word_not_inside_a_filter(shipped_library):
     result = shipped_library.search(words + "year:20281")
     assert result.total == 35
     assert "year" not in result.effective_query
+
+
+def test_to_read_spelt_with_a_space_or_an_underscore_is_the_status(shipped_library):
+    """``status:"to read"`` was a venue's decision "to read" that no paper has (no notice,
+    nothing found); it is ``is:to-read``, as ``status:toread`` is."""
+    for query in ('status:"to read"', "status:to_read", "is:to_read", 'is:"to read"'):
+        assert shipped_library.search(query).effective_query == "is:to-read", query

@@ -33,8 +33,8 @@ _PIECE_RE = re.compile(r'(-?)"([^"]*)("?)|(-?(?i:' + "|".join(FILTER_KEYS) + r')
 #: ("rl", "3d") they are what people mean; from three letters on a prefix is selective
 #: (docs/search.md).
 MIN_TYPED_PREFIX = 3
-STATUS_FILTERS = {"new": "new", "to-read": "to-read", "toread": "to-read", "unread": "new",
-                  "read": "read", "dismissed": "dismissed"}
+STATUS_FILTERS = {"new": "new", "unread": "new", "read": "read", "dismissed": "dismissed",
+                  **dict.fromkeys(("to-read", "toread", "to_read", "to read"), "to-read")}
 
 
 @dataclass(slots=True)
