@@ -132,3 +132,39 @@ async def test_E_exports_to_the_file_named_and_never_over_another(tmp_path):
         await wait_for(pilot, lambda: notes[-1].endswith("exists: name another file"),
                        "the refusal")
     shutil.rmtree(target.parent)
+
+
+async def test_E_into_a_folder_that_does_not_exist_says_which_file_it_cannot_write(tmp_path):
+    app, _seeds, _data = shipped_app(tmp_path)
+    notes = record_notifications(app)
+    target = tmp_path / "no such folder" / "reading.csv"
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await pilot.press("E")
+        await wait_for(pilot, lambda: hasattr(app.screen, "input"), "the prompt")
+        app.screen.input.value = ""
+        await type_text(pilot, str(target))
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: any(n.startswith("export failed") for n in notes),
+                       "the failure")
+        assert notes[-1] == f"export failed: cannot write {target}: No such file or directory"
+    assert not target.parent.exists()
+
+
+async def test_two_exports_to_one_new_name_never_replace_the_first(tmp_path):
+    """``E`` looks whether the file exists when asked; a second export to the same name asked
+    before the first is written (or a file made meanwhile) is refused as it is written."""
+    app, _seeds, _data = shipped_app(tmp_path)
+    notes = record_notifications(app)
+    target = tmp_path / "reading.md"
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        app.ask_export("", "all", (), str(target))
+        app.ask_export("graph", "all", (), str(target))
+        await wait_for(pilot, lambda: sum(n.startswith(("exported", "export failed"))
+                                          for n in notes) == 2, "both exports")
+        # (the two are written by two workers at once: either may be first)
+        [done] = [n for n in notes if n.startswith("exported")]
+        assert f"export failed: cannot write {target}: File exists" in notes
+    count = done.split()[1]
+    assert target.read_text(encoding="utf-8").startswith(f"# papertray: {count} papers")

@@ -163,6 +163,13 @@ def test_cli_export_to_a_file_and_to_stdout(run_cli, tmp_path):
         "a38c128b", "07e557e9", "58f4bebc", "5f5de6c1"]
 
 
+def test_cli_export_format_from_an_ending_in_capitals(run_cli, tmp_path):
+    """``-o READING.CSV`` writes CSV, as ``reading.csv`` does (it wrote Markdown)."""
+    out = tmp_path / "READING.CSV"
+    assert run_cli("export", "-o", str(out)).exit_code == 0
+    assert out.read_text(encoding="utf-8").startswith("id,title,name,headline,")
+
+
 def test_cli_export_errors_are_one_line(run_cli, tmp_path):
     missing = tmp_path / "no" / "such" / "dir" / "x.bib"
     result = run_cli("export", "-o", str(missing))

@@ -175,3 +175,136 @@ def test_a_json_export_loads_elsewhere_with_its_collection_and_imports_its_marks
         assert there.get(PARM).status == "read"
     here.close()
     assert json.loads(export.read_text(encoding="utf-8"))["exported_at"].endswith("Z")
+
+
+def test_links_given_in_the_forms_paper_lists_use_are_kept_by_kind(tmp_path):
+    """An arXiv field holding the abstract page's URL or ``arXiv:ID``, a DOI given as
+    ``doi:10...`` or as ``doi.org/10...`` without a scheme: each is the one link it names."""
+    folder = tmp_path / "seeds"
+    folder.mkdir()
+    records = [
+        {"title": "One", "abstract": "The first abstract of this list, about graph learning.",
+         "arxiv": "https://arxiv.org/abs/2101.00001v2", "doi": "doi:10.1000/one"},
+        {"title": "Two", "abstract": "The second abstract of this list, about vision models.",
+         "eprint": "arXiv:2301.12345", "doi": "doi.org/10.1000/two"},
+        {"title": "Three", "abstract": "The third abstract of this list, about speech models.",
+         "arxiv_id": "arxiv: 2302.00002v3", "doi": "https://dx.doi.org/10.1000/three"}]
+    (folder / "list.json").write_text(json.dumps(records), encoding="utf-8")
+    with Library([folder], tmp_path / "data") as lib:
+        lib.sync()
+        links = {h.title: lib.get(h.id).links[:-1] for h in lib.search("", limit=10).hits}
+    assert links == {
+        "One": [("doi", "https://doi.org/10.1000/one"),
+                ("arxiv", "https://arxiv.org/abs/2101.00001v2")],
+        "Two": [("doi", "https://doi.org/10.1000/two"),
+                ("arxiv", "https://arxiv.org/abs/2301.12345")],
+        "Three": [("doi", "https://dx.doi.org/10.1000/three"),
+                  ("arxiv", "https://arxiv.org/abs/2302.00002v3")]}
+
+
+def test_an_export_without_its_time_imports_as_older_than_every_mark_here(tmp_path):
+    """A JSON export written before exports had ``exported_at`` (or ``search --json``): its
+    statuses, notes and tags fill the papers unmarked here; a mark made here stays."""
+    out = io.StringIO()
+    with Library([copy_seeds(tmp_path / "seeds")], tmp_path / "here") as here:
+        here.sync()
+        here.set_status([PARM], "to-read")
+        here.set_note(PARM, "read the proofs")
+        here.tag([PARM], ["align"])
+        here.set_status([S2_TRACK], "read")
+        here.export("", None, "json", out)
+    doc = json.loads(out.getvalue())
+    del doc["exported_at"]
+    with Library([tmp_path / "seeds"], tmp_path / "there") as there:
+        there.sync()
+        there.set_status([S2_TRACK], "dismissed")
+        summary = there.import_marks(json.dumps(doc).encode())
+        assert (summary.invalid, len(summary.changed), summary.notes, summary.tags) == (
+            0, 1, 1, 1)
+        parm = there.get(PARM)
+        assert (parm.status, parm.note, parm.tags) == ("to-read", "read the proofs", ("align",))
+        assert there.get(S2_TRACK).status == "dismissed"
+
+
+def test_a_list_written_as_a_literal_in_a_csv_cell_is_that_list(tmp_path):
+    """CSV files written from data frames hold a list as its literal (``['a', 'b']`` or
+    ``["a", "b"]``): the authors and keywords are its items, not pieces with brackets."""
+    folder = tmp_path / "seeds"
+    folder.mkdir()
+    with (folder / "list.csv").open("w", newline="", encoding="utf-8") as f:
+        writer = csv.writer(f)
+        writer.writerow(["title", "abstract", "authors", "keywords"])
+        writer.writerow(["One", "The first abstract of this list, about graph learning.",
+                         "['Ann Lee', 'Bo Chen']", "['deep learning', \"it's robust\"]"])
+        writer.writerow(["Two", "The second abstract of this list, about vision models.",
+                         '["Cy Dee", "Di Eck"]', '["graphs", "gnn; message passing"]'])
+        writer.writerow(["Three", "The third abstract of this list, about speech models.",
+                         "[not a list", "[1, [2]]"])
+    with Library([folder], tmp_path / "data") as lib:
+        lib.sync()
+        got = {h.title: (h.authors, lib.get(h.id).keywords)
+               for h in lib.search("", limit=10).hits}
+        assert got == {"One": (("Ann Lee", "Bo Chen"), ("deep learning", "it's robust")),
+                       "Two": (("Cy Dee", "Di Eck"), ("graphs", "gnn; message passing")),
+                       "Three": (("[not a list",), ("[1", "[2]]"))}
+        assert lib.search("kw:robust").total == 1
+
+
+def test_a_csv_export_read_as_a_seed_gives_no_decision_from_its_marks(tmp_path):
+    """papertray's CSV export has a ``status`` column: the reader's mark (new, to-read...),
+    which a paper list's ``status`` (Oral, Poster) is not."""
+    with Library([copy_seeds(tmp_path / "seeds")], tmp_path / "here") as here:
+        here.sync()
+        here.set_status([PARM], "to-read")
+        export = tmp_path / "moved" / "library.csv"
+        export.parent.mkdir()
+        assert here.export_file(export) == 35
+    with Library([export.parent], tmp_path / "there") as there:
+        there.sync()
+        assert there.get(PARM).decision is None
+        assert there.search("decision:new").notice.startswith("no paper here has a decision")
+
+
+def test_a_keyword_with_and_in_it_is_one_keyword(tmp_path):
+    """Keywords are separated by ``;`` or ``,``; " and " separates authors (BibTeX), not
+    keywords: "datasets and benchmarks, robotics" is two keywords, not three pieces."""
+    folder = tmp_path / "seeds"
+    folder.mkdir()
+    (folder / "list.json").write_text(json.dumps([
+        {"title": "One", "abstract": "The first abstract of this list, about benchmarks.",
+         "keywords": "datasets and benchmarks, large language models"},
+        {"title": "Two", "abstract": "The second abstract of this list, about retrieval.",
+         "keywords": "search and ranking", "authors": "Ann Lee and Bo Chen"}]),
+        encoding="utf-8")
+    (folder / "list.bib").write_text(
+        "@inproceedings{a, title={Three}, keywords={vision and language, robotics},\n"
+        "  abstract={The third abstract of this list, about robots that see and talk.}}\n",
+        encoding="utf-8")
+    with Library([folder], tmp_path / "data") as lib:
+        lib.sync()
+        got = {h.title: lib.get(h.id).keywords for h in lib.search("", limit=10).hits}
+        assert got == {"One": ("datasets and benchmarks", "large language models"),
+                       "Two": ("search and ranking",),
+                       "Three": ("vision and language", "robotics")}
+        assert lib.search("two").hits[0].authors == ("Ann Lee", "Bo Chen")
+        assert lib.search("kw:vision_and").total == 0
+        assert lib.search('kw:"vision and language"').total == 1
+
+
+def test_a_link_with_spaces_or_quotes_is_one_web_address(tmp_path):
+    """A link given with a space, a quote or angle brackets in it is kept percent-encoded: a
+    Markdown export's ``<…>``, a terminal's hyperlink and a web browser each read it whole."""
+    folder = tmp_path / "seeds"
+    folder.mkdir()
+    (folder / "list.json").write_text(json.dumps([
+        {"title": "One", "abstract": "The first abstract of this list, about benchmarks.",
+         "url": 'https://example.com/a b"c<d>', "doi": "10.5555/abc def"}]), encoding="utf-8")
+    with Library([folder], tmp_path / "data") as lib:
+        lib.sync()
+        [hit] = lib.search("", limit=10).hits
+        assert lib.get(hit.id).links[:2] == [
+            ("paper", "https://example.com/a%20b%22c%3Cd%3E"),
+            ("doi", "https://doi.org/10.5555/abc%20def")]
+        out = io.StringIO()
+        lib.export("", None, "md", out)
+        assert "  - paper: <https://example.com/a%20b%22c%3Cd%3E>" in out.getvalue()

@@ -6,6 +6,7 @@ import re
 
 import pytest
 
+from db.models import MAX_QUERY_CHARS
 from db.text import paper_id
 from tests.db_support import FILE_B, SHIPPED_SEEDS, all_hits, ids
 from tests.search_support import SEED_ORDER, _containing
@@ -151,6 +152,17 @@ def test_or_after_an_excluding_filter_is_explained_as_after_a_filter(shipped_lib
     assert shipped_library.search("-is:read OR graph").total == 2
 
 
+def test_or_before_a_filter_is_explained_as_after_one(shipped_library):
+    """"graph OR is:read" and "graph OR has:code" searched graph (the OR a word) with the
+    filter, saying nothing: the notice says the filter applies, as after one."""
+    for query, filtered in (("graph OR is:read", "graph is:read"),
+                            ("graph OR has:code", "graph has:code"),
+                            ("graph OR in:icml neural", "graph OR neural in:icml")):
+        result = shipped_library.search(query, limit=100)
+        assert result.notice == "OR joins words, not filters: the filters all apply", query
+        assert ids(result.hits) == ids(all_hits(shipped_library, filtered)), query
+
+
 @pytest.mark.parametrize("query", ["in:icml learning", "-in:icml learning", "in:ability",
                                    "tag:moe", "-tag:moe learning", "in:icml tag:moe"])
 def test_a_filter_finds_its_papers_once_not_paper_by_paper(library, query):
@@ -167,3 +179,31 @@ def test_a_filter_finds_its_papers_once_not_paper_by_paper(library, query):
     plans = [detail for sql in statements if sql.lstrip().upper().startswith("SELECT")
              for *_, detail in conn.execute("EXPLAIN QUERY PLAN " + sql)]
     assert plans and not [d for d in plans if "CORRELATED" in d], plans
+
+
+def test_many_ignored_filters_make_one_short_notice(shipped_library):
+    """150 filters that are each ignored (year:20100, is:done1...) said 150 things in one
+    7,000-character line: the notice gives the first few and counts the others."""
+    for query in (" ".join(f"year:{20100 + i}" for i in range(150)),
+                  " ".join(f"is:done{i}" for i in range(150))):
+        result = shipped_library.search(query)
+        assert result.total == 35
+        assert len(result.notice) < 500
+        assert result.notice.endswith("; and 147 more notices")
+
+
+def test_a_query_too_long_is_cut_at_a_word_not_inside_a_filter(shipped_library):
+    """A query is read up to MAX_QUERY_CHARS: cut inside "year:20281" it was "year:2028", a
+    filter that kept no paper."""
+    words = "-zzzz " * 331 + "-zzz "
+    assert len(words) == MAX_QUERY_CHARS - len("year:2028")
+    result = shipped_library.search(words + "year:20281")
+    assert result.total == 35
+    assert "year" not in result.effective_query
+
+
+def test_to_read_spelt_with_a_space_or_an_underscore_is_the_status(shipped_library):
+    """``status:"to read"`` was a venue's decision "to read" that no paper has (no notice,
+    nothing found); it is ``is:to-read``, as ``status:toread`` is."""
+    for query in ('status:"to read"', "status:to_read", "is:to_read", 'is:"to read"'):
+        assert shipped_library.search(query).effective_query == "is:to-read", query

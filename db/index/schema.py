@@ -20,7 +20,7 @@ from db.store.sqlite import connect, use_wal
 
 #: The format of the index; bump it when its tables change or what they hold: an index of
 #: another format is emptied and built again from the seeds (:func:`open_index`).
-INDEX_VERSION = 17
+INDEX_VERSION = 18
 #: Bytes per page of the index. An abstract row is ~1.3 kB: 4 kB pages left a fifth of each
 #: ``papers`` page empty (10,000 abstracts: 3.1 of 16.5 MiB, dbstat), 16 kB pages a twentieth.
 INDEX_PAGE_SIZE = 16384

@@ -278,22 +278,22 @@ class Library(SavedSearches, MarksTransfer):
         return export.write(self.papers(query, status, ids), fmt, out, query)
 
     def export_file(self, path: Path, query: str = "", status: str | None = None,
-                    fmt: str | None = None, ids: Sequence[str] | None = None) -> int:
+                    fmt: str | None = None, ids: Sequence[str] | None = None,
+                    new: bool = False) -> int:
         """:meth:`export` into ``path`` (format from its ending when ``fmt`` is None, else
-        Markdown), written whole or not at all (:func:`db.store.paths.writing`). Raises
-        OSError when the file cannot be written, :class:`LibraryError` for a database file."""
+        Markdown), written whole or not at all, with ``new`` never over a file that exists
+        (:func:`db.store.paths.writing`). Raises OSError, :class:`LibraryError` for a database."""
         fmt = fmt or export.format_of(path)
-        with writing(path) as out:
+        with writing(path, new) as out:
             return self.export(query, status, fmt, out, ids)
 
     def export_to_data_dir(self, query: str = "", status: str | None = None,
                            fmt: str = "md", ids: Sequence[str] | None = None
                            ) -> tuple[Path, int]:
         """:meth:`export_file` into a new file of ``exports/`` beside the marks file (the
-        browser's export: :func:`export.new_file`); returns the path and how many papers.
-        Raises OSError."""
+        browser's export: :func:`export.new_file`); returns the path and how many. OSError."""
         path = export.new_file(self.exports_folder, fmt)
-        return path, self.export_file(path, query, status, fmt, ids)
+        return path, self.export_file(path, query, status, fmt, ids, new=True)
 
     @property
     def exports_folder(self) -> Path:

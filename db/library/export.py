@@ -196,8 +196,8 @@ def _braced(value: str) -> str:
 
 
 def format_of(path: Path) -> str:
-    """The format a file's ending names (:data:`FORMATS`), else ``md``."""
-    return next((f for f, end in FORMATS.items() if path.suffix == end), "md")
+    """The format a file's ending names (:data:`FORMATS`, in any case), else ``md``."""
+    return next((f for f, end in FORMATS.items() if path.suffix.lower() == end), "md")
 
 
 def new_file(folder: Path, fmt: str) -> Path:

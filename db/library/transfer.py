@@ -39,6 +39,7 @@ class MarksTransfer:
         from db.marks import transfer as marks_io
 
         records, annotations, saved = marks_io.read_file(data)
+        self._follow_titles([*records, *annotations])
         finder = refind.Finder(self._index(), None, history.anchor, history.REATTACH_MIN_RATIO)
         summary = marks_io.import_marks(self._marks(), records, self._known, finder,
                                         annotations, self._describe)
@@ -50,3 +51,23 @@ class MarksTransfer:
 
     def _known(self, paper_id: str) -> bool:
         return views.known(self._index(), paper_id)
+
+    def _follow_titles(self, records: list) -> None:
+        """Give each record of a title-only paper that this index has not (a catalogue's title,
+        marked where the catalogue was alone) the id of the paper that holds its title here:
+        the title found its abstract here, and that paper took the title's place."""
+        from db.seeds.formats import title_id
+
+        wanted = {r["title"]: r for r in records if isinstance(r, dict)
+                  and isinstance(r.get("id"), str) and isinstance(r.get("title"), str)
+                  and not self._known(r["id"])}
+        if not wanted:
+            return
+        holders: dict[str, str] = {}
+        for paper_id, title in self._index().execute(
+                "SELECT id, title FROM papers WHERE title IS NOT NULL"):
+            if title in wanted:
+                holders[title_id(title)] = paper_id
+        for record in records:
+            if isinstance(record, dict) and record.get("id") in holders:
+                record["id"] = holders[record["id"]]

@@ -110,8 +110,20 @@ def result(conn: sqlite3.Connection, text: str, q: Query, total: int, rows: list
         for t in q.positive
         for spelt in (t.tokens, *(a.split() for a in (*t.alternatives, *t.acronyms)))
         for i, tok in enumerate((*spelt, *t.variants, *t.completions))))
-    return SearchResult(text, q.describe(), "; ".join(filter(None, notices)), total,
-                        hits(conn, rows), terms, sort)
+    return SearchResult(text, q.describe(), _one_line(notices), total, hits(conn, rows), terms,
+                        sort)
+
+
+#: A notice says this many things at most; past that, the first three and how many more (a
+#: query of 150 ignored filters made one line of 7,000 characters)
+MAX_NOTICES = 5
+
+
+def _one_line(notices: list[str]) -> str:
+    said = [n for n in notices if n]
+    if len(said) > MAX_NOTICES:
+        said = [*said[:3], f"and {len(said) - 3} more notices"]
+    return "; ".join(said)
 
 
 def whole_papers(conn: sqlite3.Connection, ids: list[str]) -> list[Paper]:

@@ -43,6 +43,7 @@ from db.search.rerank import (
     _words,
     slots,
 )
+from db.seeds.formats import title_id
 
 # The figures below were set on the 35 shipped abstracts and ICML 2025's catalogue of 3,340
 # titles (tests/test_catalogue.py): 34 of the 35 real titles matched and none wrong; with
@@ -241,7 +242,9 @@ def match_titles(conn: sqlite3.Connection, titles: list[str], collection: str = 
     (module docstring): at most one title per abstract. Reads the index only."""
     scorer = Titles(conn, collection)
     best: list[tuple[str, float, float, bool]] = []  # (paper id, score, evidence, clear)
-    claims: dict[str, list[float]] = {}  # abstract → evidence of each title whose best it is
+    # abstract → {title: evidence} of each title whose best it is; a title listed twice (the
+    # same title, as db.seeds.formats.title_id folds it) is one claim, not two that tie
+    claims: dict[str, dict[str, float]] = {}
     for title in titles:
         weight, scored = scorer.scored(title)
         if not scored or scored[0][1] < FLOOR:
@@ -250,13 +253,13 @@ def match_titles(conn: sqlite3.Connection, titles: list[str], collection: str = 
         pid, score = scored[0]
         second = scored[1][1] if len(scored) > 1 else 0.0
         best.append((pid, score, evidence(score, weight), score - second >= MARGIN))
-        claims.setdefault(pid, []).append(evidence(score, weight))
+        claims.setdefault(pid, {})[title_id(title)] = evidence(score, weight)
     out = []
     for pid, _, strength, clear in best:
         if not pid:
             out.append(Match(None, "unmatched"))
             continue
-        others = sorted(claims[pid], reverse=True)
+        others = sorted(claims[pid].values(), reverse=True)
         if strength < others[0]:
             out.append(Match(None, "unmatched"))  # another title explains it better
         elif not clear or (len(others) > 1 and others[1] * EVIDENCE_RATIO > strength):

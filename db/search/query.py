@@ -22,7 +22,7 @@ from db.models import MAX_QUERY_CHARS, LibraryError
 from db.search.fields import FIELD_KEYS, FieldFilter, parse_field
 from db.search.stopwords import is_sentence, mark_stop_words
 from db.search.terms import Term
-from db.text import clean, tag_name, tokens
+from db.text import clean, cut_at_word, tag_name, tokens
 
 #: A phrase, a filter whose value is in quotes (``in:"ICML 2025"``, ``au:"andrea vedaldi"``: one
 #: value, as a phrase is one term), or a word.
@@ -33,8 +33,8 @@ _PIECE_RE = re.compile(r'(-?)"([^"]*)("?)|(-?(?i:' + "|".join(FILTER_KEYS) + r')
 #: ("rl", "3d") they are what people mean; from three letters on a prefix is selective
 #: (docs/search.md).
 MIN_TYPED_PREFIX = 3
-STATUS_FILTERS = {"new": "new", "to-read": "to-read", "toread": "to-read", "unread": "new",
-                  "read": "read", "dismissed": "dismissed"}
+STATUS_FILTERS = {"new": "new", "unread": "new", "read": "read", "dismissed": "dismissed",
+                  **dict.fromkeys(("to-read", "toread", "to_read", "to read"), "to-read")}
 
 
 @dataclass(slots=True)
@@ -155,7 +155,7 @@ def parse(text: str, typing: bool = False, status: str | None = None) -> Query:
     results follow each keystroke. Words with no letters or digits (``*``, ``-``, ``"``) vanish.
     ``status`` (new, to-read, read or dismissed; "all" or None: any) applies as ``is:STATUS`` would.
     """
-    text = unicodedata.normalize("NFKC", clean(text or ""))[:MAX_QUERY_CHARS]
+    text = cut_at_word(unicodedata.normalize("NFKC", clean(text or "")), MAX_QUERY_CHARS)
     state = _Parser(Query(), list(_PIECE_RE.finditer(text)))
     for i in range(len(state.pieces)):
         term = _read_piece(state, i)
@@ -193,9 +193,10 @@ def _read_piece(state: _Parser, i: int) -> Term | None:
     if word == "OR" and _read_or(state, i):
         return None
     q = state.query
-    if _filter(q, word) or _like(q, word):
-        return None
-    if word.startswith("-") and _filter(q, word[1:], negated=True):
+    if _filter(q, word) or _like(q, word) or (
+            word.startswith("-") and _filter(q, word[1:], negated=True)):
+        if state.pending_or:  # "graph OR is:read": the OR joins no filter
+            _or_notice(q)
         return None
     term = _word(word)
     if term is not None and term.prefix and len(term.tokens) == 1 and (
@@ -214,20 +215,24 @@ def _read_or(state: _Parser, i: int) -> bool:
     that word to the next term; after a filter it only gives a notice (the filters all apply).
 
     Otherwise it is the plain word "or": an operator out of place ("OR", "OR graph", "-a OR b")
-    is text, never an error, never ignored. An OR with no word after it is the word too:
-    "a OR has:code" reads as "a OR" does, plus the filter (a filter never brings in papers the
-    words alone lack).
+    is text, never an error, never ignored. An OR with no word after it is the word too: "a OR
+    has:code" reads as "a OR" does, plus the filter (which never brings in papers), and says so.
     """
     if state.pending_or:
         return False
     q = state.query
     if _after_filter(state.pieces, i):
-        q.notices.append("OR joins words, not filters: the filters all apply")
+        _or_notice(q)
         return True
     if q.terms and not q.terms[-1].negated:
         state.pending_or = True
         return True
     return False
+
+
+def _or_notice(q: Query, notice: str = "OR joins words, not filters: the filters all apply"
+               ) -> None:
+    q.notices += [] if notice in q.notices else [notice]
 
 
 def _like(q: Query, word: str) -> bool:

@@ -6,6 +6,8 @@ from the abstract) and adds the fields its records carry (title, authors, year, 
 
 from __future__ import annotations
 
+import ast
+import json
 import operator
 import re
 from dataclasses import dataclass, fields
@@ -107,3 +109,31 @@ def abstract_entry(abstract: str, position: int, collection: str) -> Entry:
         urls=links,
         code_url=code_url(list(links)),
     )
+
+
+def listed(text: str) -> list | str:
+    """A list written as its literal (``['a', 'b']`` or ``["a", "b"]``: how a CSV file written
+    from a data frame holds a list of authors or keywords) as that list of its items; any
+    other text (not bracketed, not a literal, or holding more than names) as it is."""
+    text = text.strip()
+    if not (text.startswith("[") and text.endswith("]")) or len(text) > 100_000:
+        return text
+    for read in (json.loads, ast.literal_eval):
+        try:
+            items = read(text)
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+            continue
+        if isinstance(items, list) and all(isinstance(i, str | int | float) for i in items):
+            return items
+    return text
+
+
+#: what a URL may not hold as it is: white space, quotes, angle brackets and the like
+_UNSAFE_URL_RE = re.compile(r'[\s"<>\\^`{|}]')
+
+
+def web_address(url: str) -> str:
+    """``url`` with the characters a URL may not hold as they are percent-encoded (a DOI with
+    a space, a link pasted with a quote): a terminal's hyperlink, a Markdown export's
+    ``<…>`` and a web browser each read it as one address."""
+    return _UNSAFE_URL_RE.sub(lambda m: f"%{ord(m.group()):02X}", url)

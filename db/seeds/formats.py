@@ -26,7 +26,15 @@ from dataclasses import replace
 
 from db.seeds.bibtex import bib_records, unbrace
 from db.seeds.decode import DecodeError, decode
-from db.seeds.entry import LINK_KINDS, Entry, SeedError, abstract_entry, collection_label
+from db.seeds.entry import (
+    LINK_KINDS,
+    Entry,
+    SeedError,
+    abstract_entry,
+    collection_label,
+    listed,
+    web_address,
+)
 from db.text import clean, normalize
 
 #: gzip-compressed seed files are read up to this many bytes once expanded (a guard against a
@@ -281,7 +289,7 @@ def _entry(record: object, position: int) -> Entry | None:
         entry = Entry(id=title_id(title), position=position, collection="", abstract_source="",
                       abstract_markup="", name=None, title=None, headline="", urls=(),
                       code_url=None)
-    own = tuple(dict.fromkeys(_links(record)))
+    own = tuple(dict.fromkeys((kind, web_address(url)) for kind, url in _links(record)))
     links = [url for _kind, url in own if _kind != "code"] + list(entry.urls)
     code = next((url for kind, url in own if kind == "code"), None)
     venue = _text(_field(record, "venue", "booktitle", "journal", "conference")) or None
@@ -289,7 +297,7 @@ def _entry(record: object, position: int) -> Entry | None:
     if not venue and "short_id" in record:  # papertray's JSON export: its collection label
         venue, year = _venue_year(_text(record.get("collection")), year)
     return replace(
-        entry, title=title or None, authors=tuple(_authors(_field(record, "authors", "author"))),
+        entry, title=title or None, authors=tuple(_names(_field(record, "authors", "author"))),
         year=year, venue=venue,
         urls=tuple(dict.fromkeys(links)), code_url=code or entry.code_url, rich=True,
         **_details(record), links=own)
@@ -297,13 +305,18 @@ def _entry(record: object, position: int) -> Entry | None:
 
 def _details(record: dict) -> dict:
     """The decision, track, keywords and area a record gives (db.seeds.entry.DETAILS). In
-    papertray's own JSON export (its records have a ``short_id``) ``status`` is the reader's
-    mark, not the venue's decision."""
-    names = ("decision", "presentation", "presentation_type")
-    decision = _text(_field(record, *names, *(() if "short_id" in record else ("status",))))
+    papertray's own exports ``status`` is the reader's mark (new, to-read...; the JSON's
+    records have a ``short_id``), not the venue's decision."""
+    decision = _text(_field(record, "decision", "presentation", "presentation_type"))
+    status = "" if "short_id" in record else _text(_field(record, "status"))
+    decision = decision or ("" if status.lower() in _MARKS else status)
     return {"decision": decision or None, "track": _text(_field(record, "track")) or None,
-            "keywords": tuple(_names(_field(record, "keywords", "keyword"))),
+            "keywords": tuple(_names(_field(record, "keywords", "keyword"), authors=False)),
             "area": _text(_field(record, "primary_area", "area", "subject_area")) or None}
+
+
+#: the statuses of papertray's marks, which its exports' ``status`` gives
+_MARKS = frozenset({"new", "to-read", "read", "dismissed"})
 
 
 def _venue_year(label: str, year: int | None) -> tuple[str | None, int | None]:
@@ -315,20 +328,17 @@ def _venue_year(label: str, year: int | None) -> tuple[str | None, int | None]:
     return label or None, year
 
 
-def _names(value: object | None) -> list[str]:
-    """A list of names (authors, keywords), or one string of them separated by ``;``,
-    `` and `` or ``,``; each once, in their order."""
+def _names(value: object | None, authors: bool = True) -> list[str]:
+    """A list of names (authors, keywords), its literal (:func:`listed`), or one string of
+    them separated by ``;``, `` and `` (authors only) or ``,``; each once, in their order."""
+    value = listed(value) if isinstance(value, str) else value
     if isinstance(value, list):
         names = [_text(v.get("name") if isinstance(v, dict) else v) for v in value]
     else:
         text = _text(value)
-        sep = ";" if ";" in text else " and " if " and " in text else ","
+        sep = ";" if ";" in text else " and " if authors and " and " in text else ","
         names = text.split(sep)
     return list(dict.fromkeys(n for n in (" ".join(n.split()) for n in names) if n))
-
-
-def _authors(value: object | None) -> list[str]:
-    return _names(value)
 
 
 def _year(value: object | None) -> int | None:
@@ -341,11 +351,17 @@ _LINK_FIELDS = (("paper", ("url", "site", "link", "html_url", "forum_url")),
                 ("openreview", ("openreview", "forum")), ("pdf", ("pdf", "pdf_url")),
                 ("code", ("github", "code", "code_url")))
 _ARXIV_RE = re.compile(r"\d{4}\.\d{4,5}(v\d+)?|[a-z\-]+(\.[A-Z]{2})?/\d{7}")
+#: what paper lists write before a DOI or an arXiv id ("doi:10.1000/x", "doi.org/10.1000/x",
+#: "arXiv:2101.00001"), dropped before the id becomes its resolver's URL
+_DOI_PREFIX_RE = re.compile(r"^(?:doi:\s*|(?:dx\.)?doi\.org/)", re.I)
+_ARXIV_PREFIX_RE = re.compile(r"^arxiv:\s*", re.I)
 
 
 def _links(record: dict) -> Iterator[tuple[str, str]]:
     """``(kind, url)`` of each link the record gives: web links as they are, a DOI and an
-    arXiv id as their resolver's URL; papertray's own JSON export lists its ``links``."""
+    arXiv id (``doi:``, ``doi.org/`` and ``arXiv:`` before them dropped) as their resolver's
+    URL, an arXiv field that holds a URL as that link; papertray's own JSON export lists its
+    ``links``."""
     for kind, names in _LINK_FIELDS:
         for name in names:
             value = _text(_field(record, name))
@@ -360,10 +376,15 @@ def _links(record: dict) -> Iterator[tuple[str, str]]:
                     yield item["kind"], url
     doi = _text(_field(record, "doi"))
     if doi:
-        yield "doi", doi if doi.startswith("http") else "https://doi.org/" + doi
+        yield "doi", doi if doi.startswith(("http://", "https://")) else (
+            "https://doi.org/" + _DOI_PREFIX_RE.sub("", doi))
     eprint = _text(_field(record, "eprint", "arxiv", "arxiv_id"))
-    if _ARXIV_RE.fullmatch(eprint):
-        yield "arxiv", "https://arxiv.org/abs/" + eprint
+    if eprint.startswith(("http://", "https://")):
+        yield _kind_of(eprint, "paper"), eprint
+    else:
+        eprint = _ARXIV_PREFIX_RE.sub("", eprint)
+        if _ARXIV_RE.fullmatch(eprint):
+            yield "arxiv", "https://arxiv.org/abs/" + eprint
 
 
 def _kind_of(url: str, kind: str) -> str:

@@ -3,8 +3,10 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -62,14 +64,18 @@ class DataPaths:
 
 
 @contextmanager
-def writing(path: Path) -> Iterator[TextIO]:
-    """A text file to write ``path`` with: a regular file is written to ``path.partial`` and
-    renamed over it at the end, so a failed write never leaves half a file; a pipe, a terminal
+def writing(path: Path, new: bool = False) -> Iterator[TextIO]:
+    """A text file to write ``path`` with: a regular file is written to a ``.partial`` file of
+    this thread beside it (two writers of one path never share one) and renamed over it at the
+    end, so a failed write never leaves half a file; with ``new`` it is linked to ``path``
+    instead, which fails (FileExistsError) when ``path`` exists by then. A pipe, a terminal
     or a device (``/dev/stdout``, ``>(gzip > x.gz)``) is written directly — renaming over it
     would put a regular file where the device was. A symlink's target is replaced, not the link.
     Raises OSError, and :class:`~db.models.LibraryError` for a database file of this process
     (:func:`db.store.files.refuse_database`)."""
     refuse_database(path, "a file to write")
+    if new and os.path.lexists(path):
+        raise FileExistsError(errno.EEXIST, os.strerror(errno.EEXIST), str(path))
     try:
         special = not stat.S_ISREG(path.stat().st_mode)
     except FileNotFoundError:
@@ -79,10 +85,26 @@ def writing(path: Path) -> Iterator[TextIO]:
             yield out
         return
     target = path.resolve() if path.is_symlink() else path
-    partial = target.with_name(target.name + ".partial")
+    partial = target.with_name(f"{target.name}.{os.getpid()}-{threading.get_ident()}.partial")
     try:
         with partial.open("w", encoding="utf-8", newline="") as out:
             yield out
-        partial.replace(target)
+        if new:
+            _place_new(partial, target)
+        else:
+            partial.replace(target)
     finally:
         partial.unlink(missing_ok=True)
+
+
+def _place_new(partial: Path, target: Path) -> None:
+    """Put the written ``partial`` at ``target`` unless a file is there (FileExistsError): a
+    hard link, which fails when it is; on a file system without them (FAT), a look first."""
+    try:
+        os.link(partial, target)
+    except FileExistsError:
+        raise
+    except OSError:
+        if os.path.lexists(target):
+            raise FileExistsError(errno.EEXIST, os.strerror(errno.EEXIST), str(target)) from None
+        partial.replace(target)

@@ -237,7 +237,11 @@ class LibraryWorkers:
             asked = self._exports_asked.popleft()
         try:
             path, count = self._export(*asked)
-        except (LibraryError, sqlite3.Error, OSError) as exc:
+        except OSError as exc:  # the file named, not the temporary one written first
+            where = asked[3] or str(self.lib.exports_folder)
+            self.post_message(Exported("", 0, f"cannot write {where}: {exc.strerror or exc}"))
+            return
+        except (LibraryError, sqlite3.Error) as exc:
             self.post_message(Exported("", 0, str(exc)))
             return
         self.post_message(Exported(str(path), count))
@@ -249,7 +253,8 @@ class LibraryWorkers:
         assert self.lib is not None
         if to:
             path = Path(to)
-            count = self.lib.export_file(path, query, status_argument(status), ids=ids or None)
+            count = self.lib.export_file(path, query, status_argument(status), ids=ids or None,
+                                         new=True)
         else:
             path, count = self.lib.export_to_data_dir(query, status_argument(status),
                                                       ids=ids or None)
