@@ -149,3 +149,13 @@ def papertray(seeds_copy: Path, data_dir: Path, tmp_path: Path) -> Callable[...,
         return CliRun(proc.returncode, proc.stdout, proc.stderr)
 
     return run
+
+
+def corpus_file(name: str) -> Path:
+    """A file of the shared corpora (``PAPERTRAY_CORPORA`` names their folder); the test is
+    skipped, saying so, where they are not."""
+    folder = os.environ.get("PAPERTRAY_CORPORA")
+    path = Path(folder) / name if folder else None
+    if path is None or not path.is_file():
+        pytest.skip(f"set PAPERTRAY_CORPORA to the folder holding {name}")
+    return path

@@ -5,17 +5,14 @@ catalogue when PAPERTRAY_CORPORA points at the folder holding it (skipped otherw
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import time
 from pathlib import Path
 
-import pytest
-
 from db import Library
 from db.search.known import same_year
 from db.seeds.formats import title_id
-from tests.db_support import DATA, FILE_A, FILE_B, SHIPPED_SEEDS, all_hits, copy_seeds
+from tests.db_support import DATA, FILE_A, FILE_B, SHIPPED_SEEDS, all_hits, copy_seeds, corpus_file
 
 SAMPLE = DATA / "catalogue" / "icml_catalogue_sample.jsonl"
 PARM, PARM_TITLE = "0412d482992496cb", (
@@ -299,17 +296,9 @@ REAL_TITLES = [
 ]
 
 
-def _corpus(name: str) -> Path:
-    folder = os.environ.get("PAPERTRAY_CORPORA")
-    path = Path(folder) / name if folder else None
-    if path is None or not path.is_file():
-        pytest.skip(f"set PAPERTRAY_CORPORA to the folder holding {name}")
-    return path
-
-
 def test_icml_catalogue_titles_the_shipped_abstracts(tmp_path):
     """At least 33 of the 35 shipped abstracts get their real title, and none a wrong one."""
-    path = _corpus("icml2025_catalogue.jsonl")
+    path = corpus_file("icml2025_catalogue.jsonl")
     seeds = copy_seeds(tmp_path / "seeds", SHIPPED_SEEDS)
     with Library([seeds], tmp_path / "data") as lib:
         alone = lib.sync().seconds

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import gzip
 import json
-import os
 import shutil
 from pathlib import Path
 
@@ -17,7 +16,7 @@ from db.seeds.entry import SeedError
 from db.seeds.formats import title_id
 from db.seeds.read import parse_file
 from db.text import paper_id
-from tests.db_support import DATA, all_hits, copy_seeds
+from tests.db_support import DATA, all_hits, copy_seeds, corpus_file
 
 FORMATS = DATA / "formats"
 PARM = "0412d482992496cb"
@@ -398,16 +397,8 @@ def test_a_broken_file_is_one_error_and_the_others_load(tmp_path):
 
 # -- the shared corpora (set PAPERTRAY_CORPORA to their folder; skipped otherwise) -----------
 
-def _corpus(name: str) -> Path:
-    folder = os.environ.get("PAPERTRAY_CORPORA")
-    path = Path(folder) / name if folder else None
-    if path is None or not path.is_file():
-        pytest.skip(f"set PAPERTRAY_CORPORA to the folder holding {name}")
-    return path
-
-
 def test_icml_catalogue_of_titles_and_authors(tmp_path):
-    path = _corpus("icml2025_catalogue.jsonl")
+    path = corpus_file("icml2025_catalogue.jsonl")
     with Library([path], tmp_path / "data") as lib:
         report = lib.sync()
         assert (report.papers, report.files[0].status) == (3340, "loaded")
@@ -418,7 +409,7 @@ def test_icml_catalogue_of_titles_and_authors(tmp_path):
 
 
 def test_conference_abstracts_gzip_sample(tmp_path):
-    path = _corpus("conference_abstracts_87k.jsonl.gz")
+    path = corpus_file("conference_abstracts_87k.jsonl.gz")
     with gzip.open(path, "rt", encoding="utf-8") as fh:
         head = [next(fh) for _ in range(2000)]
     sample = tmp_path / "seeds" / "sample.jsonl.gz"
