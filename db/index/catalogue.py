@@ -117,7 +117,7 @@ class Held:
         for p in plans:
             p.entries, outcomes, found = self._matched(p.entries or [], p.collection)
             merged += found
-            # (an abstract the catalogue was no source of is as it was before the sync)
+            # the fields an abstract without this catalogue as a source has in the index now
             before.update(_fields(conn, {pid for _, pid in found} - before.keys() - new))
             p.prepared, p.vocab = prepare_file(p.entries)
             conn.execute("DELETE FROM catalogue WHERE file=?", (str(p.path),))

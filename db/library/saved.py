@@ -20,7 +20,8 @@ LIKE_LIMIT = 1000
 @dataclass(frozen=True, slots=True)
 class SavedCounts:
     """A saved search with its counts now: ``total`` hits, how many of them are still
-    ``new`` (no mark), and how many ``arrived`` since it was last opened."""
+    ``new`` (no mark), and how many ``arrived``: hits it did not find at its latest
+    opening."""
 
     search: SavedSearch
     total: int

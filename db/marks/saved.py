@@ -31,7 +31,7 @@ HISTORY_MAX = 200  # queries kept in the history (the oldest go)
 @dataclass(frozen=True, slots=True)
 class SavedSearch:
     """A saved search as stored: ``status`` is ``all`` or a status, ``sort`` one of SORTS;
-    ``opened_at`` is when it was saved or last opened (ISO 8601 UTC)."""
+    ``opened_at`` is the newest of its saving and its openings (ISO 8601 UTC)."""
 
     name: str
     query: str

@@ -206,7 +206,8 @@ _GLUED_COMMAND_RE = re.compile(
                                    reverse=True))
     + r")(?=[A-Za-z])|(?:" + "|".join(c for c in _FONT_COMMANDS if len(c) == 2) + r")(?=[A-Z]))")
 _ANY_COMMAND_RE = re.compile(r"\\[A-Za-z]+")
-#: a token that starts with a font command's word glued to a capital: its backslash was lost
+#: a token that starts with a font command's word, without its backslash, glued to a capital
+#: ("textitNormalization")
 _COMMAND_WORD_RE = re.compile(
     "(?:" + "|".join(c for c in _FONT_COMMANDS if len(c) > 3) + ")[A-Z]")
 
@@ -234,8 +235,9 @@ _NAMING_VERBS = ("nam", "call", "term", "dub", "coin")
 _PHRASE_END_RE = re.compile(
     r"(?<![\w-])(?:on|using|with|via|from|to|for|in|by|based|of|that|which|where|whose|while|"
     r"across|over|against|into|than|through|between|under|within|upon|when)(?![\w-])")
-#: The end of a sentence before a participle that refers back: "the proposed", "our
-#: introduced", "previously proposed", "et al. (2015) proposed", "has been proposed".
+#: The end of a sentence before a participle that refers back to a method named elsewhere:
+#: "the proposed", "our introduced", "recently proposed", "et al. (2015) proposed", "has been
+#: proposed".
 _REFERRING_RE = re.compile(
     r"(?:\b(?:the|our|its|their|previously|recently|originally|been|was|were|is|are|al\.)"
     r"|\)) *$", re.IGNORECASE)
