@@ -2,7 +2,7 @@
 name of a saved search); and a one-line yes-or-no question (:class:`ConfirmLine`).
 
 Enter or ctrl+s saves (the screen is dismissed with the text), Esc cancels (dismissed with None);
-ctrl+q saves, then quits (``tui.browser.keys.KeysApp._save_prompt``).
+ctrl+q saves, then quits (:func:`save_for_quit`).
 The paper's label is shown as plain text, never as markup.
 
 Keys come in bursts over SSH: ``a``, the note, Enter and the next key may all arrive before
@@ -26,7 +26,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from rich.text import Text
-from textual.app import ComposeResult
+from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.events import DescendantFocus, Key
@@ -148,3 +148,19 @@ def tags_problem(text: str) -> str:
     except LibraryError as exc:
         return one_line(str(exc))
     return ""
+
+
+def save_for_quit(app: App) -> bool:
+    """ctrl+q while a note or tags are being written: close what was opened over the editor
+    (the palette, the help; their workers cancelled, as the command palette's would look up its
+    list when it resumes), save them as Enter would, and True (the prompt then holds the keys
+    until it is closed, ctrl+q among them). A quit keeps what was typed; Esc is the key that
+    drops it."""
+    prompt = next((s for s in reversed(app.screen_stack) if isinstance(s, TextPrompt)), None)
+    if prompt is None or prompt.holds_keys:
+        return False
+    while app.screen_stack[-1] is not prompt:
+        app.workers.cancel_node(app.screen_stack[-1])
+        app.pop_screen()
+    prompt.action_save()
+    return True

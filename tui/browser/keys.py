@@ -62,7 +62,7 @@ from textual.timer import Timer
 from tui.browser.base import BrowserBase
 from tui.browser.bursts import TextBurst
 from tui.browser.commands import TriagePalette
-from tui.browser.editors import TextPrompt
+from tui.browser.editors import TextPrompt, save_for_quit
 from tui.browser.messages import KeysWelcome
 from tui.browser.reading_screen import ReadingScreen
 from tui.browser.screens import HelpScreen
@@ -190,20 +190,6 @@ class KeysApp(BrowserBase):
         if self.is_running and not self._leaving:
             self.exit()
 
-    def _save_prompt(self) -> bool:
-        """ctrl+q while a note or tags are being written: close what was opened over the
-        editor (the palette, the help), save them as Enter would, and True (the prompt then
-        holds the keys until it is closed, ctrl+q among them). A quit keeps what was typed;
-        Esc is the key that drops it."""
-        prompt = next((s for s in reversed(self.screen_stack) if isinstance(s, TextPrompt)), None)
-        if prompt is None or prompt.holds_keys:
-            return False
-        while self.screen_stack[-1] is not prompt:
-            self._stop_workers_of(self.screen_stack[-1])
-            self.pop_screen()
-        prompt.action_save()
-        return True
-
     # -- the queue ---------------------------------------------------------------------------
     async def on_event(self, event: events.Event) -> None:
         """Every event reaches the app here: keys and pastes join the queue, a mouse event
@@ -232,7 +218,7 @@ class KeysApp(BrowserBase):
         try:
             while self._inputs and self.screen_stack and not self._leaving:
                 head = self._inputs[0]
-                if self._is_quit(head) and self._save_prompt():
+                if self._is_quit(head) and save_for_quit(self):
                     return  # the prompt saves and closes; the quit waits for it
                 need = self._need_of(head)
                 if need is not None and need != self._given_up:
