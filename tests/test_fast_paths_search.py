@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from db import Library
-from tests.db_support import FILE_A, FILE_B, all_hits
+from tests.db_support import FILE_A, FILE_B, all_hits, copy_seeds
 from tests.fast_paths_support import _synced
 
 
@@ -195,8 +195,8 @@ def test_the_word_positions_and_acronyms_are_those_of_a_plain_loop(shipped_libra
     """``_Matcher.positions`` finds in ASCII text only the words that start as a slot's stem or
     prefix does, or are acronyms, by one pattern: the positions of a plain loop over every
     word, and the acronyms of the text's whole set of words, for slots of stems, variants, a
-    prefix and a stem shorter than 3 letters, text after text (the matcher remembers the
-    words it has seen), in ASCII and other text."""
+    prefix, a stem shorter than 3 letters and a word in another script, text after text (the
+    matcher remembers the words it has seen), in ASCII and other text."""
     from db.search.highlight import stem
     from db.search.rerank import Slot, _acronyms, _Matcher, _words
 
@@ -205,7 +205,7 @@ def test_the_word_positions_and_acronyms_are_those_of_a_plain_loop(shipped_libra
                     words else prefix)
 
     found = [slot(["learning"]), slot(["model", "models"]), slot([], "rein"), slot(["ai"]),
-             slot(["the"], idf=0.1), slot(["interpretation"])]
+             slot(["the"], idf=0.1), slot(["interpretation"]), slot(["сетеи"])]
     assert {"lmr", "lmrs", "lmra", "lmrai"} <= set(_acronyms(found))
 
     def plain(text):
@@ -223,7 +223,8 @@ def test_the_word_positions_and_acronyms_are_those_of_a_plain_loop(shipped_libra
     texts = [shipped_library.get(h.id).abstract_markup for h in all_hits(shipped_library)]
     texts += ["The LMR model (LMRs) learns; AI and ai-based models: rein, reins, Reinforce.",
               "LMRAI: the-the  the\tmodels\n\nlearning", "lmrs LMRA lmri", "ai", "", "   ",
-              "naïve AI models learn — the LMR way", "Ａｉ ＬＭＲ models"]
+              "naïve AI models learn — the LMR way", "Ａｉ ＬＭＲ models",
+              "сетеи LMRAIс: interpretation of models", "LMRAIс, the interpretation сетеи"]
     seen = acronyms = 0
     for text in texts + texts[:3]:
         expected, acronym = plain(text)
@@ -332,3 +333,36 @@ def test_a_prefix_and_a_filtered_first_page_match_the_index_once(library, query,
     passes = [s for s in statements if "papers_fts MATCH" in s]
     assert len(passes) == 1 and "count(*) OVER ()" in passes[0], passes
     assert result.total == library.search(query, status, limit=3, offset=1).total
+
+
+def test_partial_matches_are_counted_beside_the_ranking(tmp_path):
+    """A partial-match search counts its hits on a second connection, in a thread of its own,
+    while it ranks: the same total and hits as counting in line (``beside`` left out), with a
+    status filter too; the thread is gone when the search returns, and its connection is
+    pooled for the next (no thread or connection per search is left behind)."""
+    import threading
+    import time
+
+    from db.search.run import run
+
+    lib = Library([copy_seeds(tmp_path / "seeds")], tmp_path / "data")
+    lib.sync()
+    query = "diffusion language graph quantum"
+    started = []
+    real_beside = lib._db.beside
+    lib._db.beside = lambda work: started.append(work) or real_beside(work)
+    found = lib.search(query, limit=5)
+    assert "partial matches" in found.notice and found.total > 5 and len(started) == 1
+    lib.set_status([found.hits[0].id], "read")
+    for status in (None, "read", "new"):
+        beside = lib.search(query, status=status, limit=5)
+        in_line = run(lib._index(), query, status, 5, 0, lib._vocab)
+        assert (beside.total, [h.id for h in beside.hits]) == (
+            in_line.total, [h.id for h in in_line.hits])
+    assert lib.search(query, status="read").total == 1 and len(started) == 5
+    deadline = time.monotonic() + 30  # (a thread's connection is given back as it ends)
+    while len(lib._db._idle) != 1 and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert len(lib._db._idle) == 1  # the helper threads' connections: one pair, reused
+    assert not [t for t in threading.enumerate() if t.name == "papertray-beside"]
+    lib.close()

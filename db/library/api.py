@@ -186,7 +186,8 @@ class Library(SavedSearches, MarksTransfer):
             except LibraryError as exc:
                 return SearchResult(query, query, str(exc), 0, [])
         return recovery.checked_search(self, query, lambda: _search().run(
-            self._index(), query, status, limit, offset, self._vocab, typing, hidden, sort))
+            self._index(), query, status, limit, offset, self._vocab, typing, hidden, sort,
+            self._db.beside))
 
     @recovering
     def similar(self, paper_id: str, status: str | None = None, limit: int = DEFAULT_LIMIT,

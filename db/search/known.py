@@ -36,7 +36,6 @@ from typing import NamedTuple
 from db.search.highlight import stem
 from db.search.query import parse
 from db.search.rerank import (
-    _acronyms,
     _Matcher,
     _rare_word_candidates,
     _score,
@@ -95,9 +94,8 @@ class _Kept(_Matcher):
     """:class:`db.search.rerank._Matcher` over texts stemmed once (:class:`_Doc`)."""
 
     def __init__(self, found: list, docs: dict[str, _Doc]):  # (no pattern to compile)
-        self.found, self.docs = found, docs
-        self.acronyms = _acronyms(found)
-        self.words: set[str] = set()
+        self.weigh(found)
+        self.docs = docs
 
     def positions(self, text: str) -> tuple[list[list[int]], int]:
         doc = self.docs.get(text)

@@ -13,6 +13,7 @@ come first).
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
 
 from db.search import anyword, order, rerank
 from db.search.hits import HIT_COLUMNS
@@ -20,14 +21,20 @@ from db.search.match import MATCHED, Matches
 from db.search.query import Query
 
 _JOINS = "FROM papers p LEFT JOIN m.marks k ON k.paper_id = p.id"
+#: Starts ``work(connection)`` on another connection to the same index, in another thread, and
+#: returns a function that waits for its result
+#: (:meth:`db.library.connections.Connections.beside`).
+Beside = Callable[[Callable[[sqlite3.Connection], int]], Callable[[], int]]
 
 
 def rank(conn: sqlite3.Connection, q: Query, m: Matches, limit: int, offset: int,
-         sort: str = "relevance") -> tuple[int, list, str]:
+         sort: str = "relevance", beside: Beside | None = None) -> tuple[int, list, str]:
     """``(total, rows, notice)``: the papers ``m`` found, best first (or in another of
     :data:`~db.models.SORTS`: :mod:`db.search.order`); rows of
     :data:`~db.search.hits.HIT_COLUMNS` and a score (higher is better) for the page ``offset``
-    .. ``offset + limit``; ``notice`` says when partial matches are listed ("" otherwise)."""
+    .. ``offset + limit``; ``notice`` says when partial matches are listed ("" otherwise).
+    ``beside``, when given, counts partial matches on another connection while this one ranks
+    them."""
     if m.expression is None:  # filters alone: every paper they keep, in seed order
         return (*order.page(conn, hit_set(conn, q, m), sort, limit, offset), "")
     words, long, partial = _shape(conn, q, m)
@@ -36,7 +43,7 @@ def rank(conn: sqlite3.Connection, q: Query, m: Matches, limit: int, offset: int
                                  None if partial else m.having_all)
         return total, rows, _partial_notice(words, m.having_all, long, "") if partial else ""
     if partial:
-        total, rows = _partial(conn, q, m, limit, offset, long)
+        total, rows = _partial(conn, q, m, limit, offset, long, beside)
         return total, rows, _partial_notice(words, m.having_all, long) if total else ""
     if m.noted:
         return (*_general(conn, m, limit, offset), "")
@@ -88,16 +95,18 @@ def _partial_notice(words: int, having_all: int, long: bool, best: str = "best "
 
 
 def _partial(conn: sqlite3.Connection, q: Query, m: Matches, limit: int, offset: int,
-             long: bool) -> tuple[int, list]:
+             long: bool, beside: Beside | None = None) -> tuple[int, list]:
     """``(total, rows)``: one page of every paper with any of the words (the filters and
     exclusions applied), best first. The papers whose note has every word come first, then a
     title-like query's best partial matches, as :func:`db.search.rerank.ranked` orders them;
     then (a long query: all of them) the papers by bm25 over all the words
     (:mod:`db.search.anyword`), scored below the first ones."""
     filters = m.filters
-    head = [] if long else rerank.ranked(conn, q)[:rerank.PARTIAL_HEAD]
     parts = anyword.expressions(conn, q, by_word=not long)
-    total = anyword.count(conn, parts, filters)
+    counting = (beside or (lambda work: lambda: work(conn)))(
+        lambda c: anyword.count(c, parts, filters))
+    head = [] if long else rerank.ranked(conn, q)[:rerank.PARTIAL_HEAD]
+    total = counting()
     if m.noted:
         head, unmatched = _noted_first(conn, anyword.every(parts), m.noted, head)
         total += len(_head_rows(conn, [(r, 0.0) for r in unmatched], filters)[0])

@@ -29,6 +29,7 @@ from __future__ import annotations
 import math
 import re
 import sqlite3
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from db.index.schema import BM25_WEIGHTS
@@ -62,6 +63,7 @@ ORDER_WEIGHT = 0.2  # query words side by side and in order, as in the title rec
 GAP = 2  # "grasp under uncertainty": "grasp" → "uncertainty" still counts, 2 words on
 ACRONYM_WEIGHT = 0.15  # the abstract has the initials of query words in a row
 ACRONYM_SKIP_IDF = 0.5  # "of", "for", "and" have no letter in an acronym
+_STEPS = range(1, GAP + 1)  # how far on the next query word may stand
 
 
 @dataclass(slots=True)
@@ -214,10 +216,11 @@ def _rare_word_candidates(conn: sqlite3.Connection, found: list[Slot]) -> list[i
 
 _WORD_RE = re.compile(r"[^\W_]+")
 #: ASCII bytes folded, every one that is not a letter or digit made a space: for ASCII text,
-#: ``_WORD_RE.findall(text.lower())`` is ``text`` translated with this and split, in half the
-#: time (an abstract: ~16 µs, now ~7)
+#: ``_WORD_RE.findall(text.lower())`` is ``text`` translated with this and split
 _ASCII_WORDS = bytes(c + 32 if 65 <= c <= 90 else c if 97 <= c <= 122 or 48 <= c <= 57 else 32
                      for c in range(256))
+#: every byte but a space made "a": in text translated with _ASCII_WORDS, b" a" starts a word
+_WORD_STARTS = bytes(32 if c == 32 else 97 for c in range(256))
 
 
 def _words(text: str) -> list[str]:
@@ -228,30 +231,60 @@ def _words(text: str) -> list[str]:
     return _WORD_RE.findall(text.lower())
 
 
+def _alternatives(words: Iterable[str]) -> str:
+    return "|".join(map(re.escape, words))
+
+
 class _Matcher:
     """Finds the query's words in texts; which slots a word matches is worked out (stemmed)
     once per distinct word and remembered for the next text."""
 
     def __init__(self, found: list[Slot]):
-        self.found = found
+        """``found``: the query's slots, their idf set."""
+        self.weigh(found)
         self.slots_of: dict[str, tuple[int, ...]] = {}
         # the first 3 letters of every stem and prefix; a shorter stem ("ai") stands for itself
         self.starts = {w[:3] for s in found for w in (*s.stems, s.prefix) if w}
+        # The words that may match are found by one pattern over the text's folded words
+        # separated by spaces: " " and a start of 3 letters, or a whole shorter start or
+        # acronym; a lookahead for their first letters makes the pattern give up on any other
+        # word at once. Every other word is neither hashed nor looked at (an abstract of ~180
+        # words: ~15 µs).
+        long = sorted(w for w in self.starts if len(w) == 3)
+        whole = sorted({*(w for w in self.starts if len(w) < 3), *self.acronyms},
+                       key=lambda w: (-len(w), w))
+        either = [f"(?:{_alternatives(long)})[^\\W_]*"] if long else []
+        if whole:
+            either.append(f"(?:{_alternatives(whole)})(?= )")
+        firsts = _alternatives(sorted({w[0] for w in (*long, *whole)}))
+        pattern = f" (?={firsts})({'|'.join(either)})" if either else None
+        self._pattern, self._candidate = pattern, None  # compiled for the first other text
+        # ASCII text is searched as bytes (translated, never split into words): the words
+        # that are not ASCII cannot be in it
+        ascii_pattern = pattern and pattern.isascii() and pattern
+        if pattern and not ascii_pattern:
+            ascii_long, ascii_whole = [w for w in long if w.isascii()], [
+                w for w in whole if w.isascii()]
+            either = [f"(?:{_alternatives(ascii_long)})[^\\W_]*"] if ascii_long else []
+            if ascii_whole:
+                either.append(f"(?:{_alternatives(ascii_whole)})(?= )")
+            firsts = _alternatives(sorted({w[0] for w in (*ascii_long, *ascii_whole)}))
+            ascii_pattern = f" (?={firsts})({'|'.join(either)})" if either else None
+        self._ascii = re.compile(ascii_pattern.encode("ascii")) if ascii_pattern else None
+
+    def weigh(self, found: list[Slot]) -> None:
+        """What :func:`_score` takes of the query's slots ``found`` (their idf set), once."""
+        self.found = found
+        self.total = sum(s.idf for s in found) or 1.0
+        #: (i, weight) of each pair of slots side by side, slot i first: the weight the pair
+        #: adds to the in-order bonus when the text has them in order
+        self.pairs = [(i, min(found[i].idf, found[i + 1].idf)) for i in range(len(found) - 1)]
+        self.pair_weight = sum(weight for _, weight in self.pairs)
+        self.nowhere: list[list[int]] = [[] for _ in found]  # positions() of an empty text
         self.acronyms = _acronyms(found)
         #: of the text last given to positions(): its words that may match a slot (they start
         #: as a stem or prefix does) or are acronyms, at least
         self.words: set[str] = set()
-        # The words that may match are found by one pattern over the text's folded words joined
-        # by single spaces: " " and a start of 3 letters, or a whole shorter start or acronym.
-        # Every other word is neither hashed nor looked at (an abstract of ~180 words: ~20 µs
-        # instead of ~35).
-        long = sorted(w for w in self.starts if len(w) == 3)
-        whole = sorted({*(w for w in self.starts if len(w) < 3), *self.acronyms},
-                       key=lambda w: (-len(w), w))
-        either = [f"(?:{'|'.join(map(re.escape, long))})[^\\W_]*"] if long else []
-        if whole:
-            either.append(f"(?:{'|'.join(map(re.escape, whole))})(?= )")
-        self._candidate = re.compile(f" ({'|'.join(either)})") if either else None
 
     def acronym(self) -> float:
         """The idf of the query words whose initials the text last given to :meth:`positions`
@@ -277,12 +310,16 @@ class _Matcher:
 
     def positions(self, text: str) -> tuple[list[list[int]], int]:
         """For each slot, the word positions of ``text`` it matches (ascending); and the number
-        of words."""
+        of words (runs of letters and digits, folded)."""
+        if text.isascii():
+            return self._ascii_positions(text)
         out: list[list[int]] = [[] for _ in self.found]
         words = _words(text)
         self.words = set()
-        if self._candidate is None or not words:
+        if self._pattern is None or not words:
             return out, len(words)
+        if self._candidate is None:
+            self._candidate = re.compile(self._pattern)
         padded = " " + " ".join(words) + " "
         at = index = 0  # a word's position: the spaces before it, less the first
         for m in self._candidate.finditer(padded):
@@ -295,6 +332,27 @@ class _Matcher:
                 for i in slots:
                     out[i].append(index - 1)
         return out, len(words)
+
+    def _ascii_positions(self, text: str) -> tuple[list[list[int]], int]:
+        """:meth:`positions` of ASCII ``text``, in bytes: the words are where b" a" is in
+        ``starts``, so a word's position is how many come before it."""
+        out: list[list[int]] = [[] for _ in self.found]
+        padded = b" " + text.encode("ascii").translate(_ASCII_WORDS) + b" "
+        starts = padded.translate(_WORD_STARTS)
+        self.words = set()
+        if self._ascii is None:
+            return out, starts.count(b" a")
+        at = index = 0
+        for m in self._ascii.finditer(padded):
+            word = m.group(1).decode("ascii")
+            self.words.add(word)
+            slots = self._slots(word)
+            if slots:
+                index += starts.count(b" a", at, m.start())
+                at = m.start()
+                for i in slots:
+                    out[i].append(index)
+        return out, starts.count(b" a")
 
 
 def _acronyms(found: list[Slot]) -> dict[str, float]:
@@ -322,22 +380,23 @@ def _score(match: _Matcher, head: str, body: str) -> float:
     """bm25 of the words over name, title and abstract (weights as in the index), divided by its
     maximum (every word very often), plus the in-order, early-mention and acronym bonuses."""
     found = match.found
-    total = sum(s.idf for s in found) or 1.0
+    total = match.total
     in_body, words = match.positions(body)
     acronym = match.acronym() if ACRONYM_WEIGHT else 0.0
-    in_head = match.positions(head)[0]
+    in_head = match.positions(head)[0] if head else match.nowhere
     norm = K1 * (1 - B + B * words / AVERAGE_WORDS)
     matched = early = 0.0
     for s, b, h in zip(found, in_body, in_head, strict=True):
         tf = len(b) + HEAD_WEIGHT * len(h)
-        matched += s.idf * tf * (K1 + 1) / (tf + norm) if tf else 0.0
-        early += s.idf if b and b[0] < EARLY_WORDS else 0.0
-    pairs = together = 0.0
-    for i in range(len(found) - 1):
-        weight = min(found[i].idf, found[i + 1].idf)
-        pairs += weight
-        if any(0 < b - a <= GAP for a in in_body[i] for b in in_body[i + 1]):
+        if tf:
+            matched += s.idf * tf * (K1 + 1) / (tf + norm)
+            if b and b[0] < EARLY_WORDS:
+                early += s.idf
+    together = 0.0
+    for i, weight in match.pairs:
+        after = in_body[i + 1]
+        if after and any(a + 1 in after or a + GAP in after for a in in_body[i]):
             together += weight
-    order = together / pairs if pairs else 0.0
+    order = together / match.pair_weight if match.pair_weight else 0.0
     return (matched / (total * (K1 + 1)) + ORDER_WEIGHT * order + EARLY_WEIGHT * early / total
             + ACRONYM_WEIGHT * acronym / total)

@@ -33,18 +33,21 @@ from db.search.spelling import Vocabulary
 
 def run(conn: sqlite3.Connection, text: str, status: str | None, limit: int, offset: int,
         vocabulary: Callable[[], Vocabulary], typing: bool = False,
-        hidden: bool = False, sort: str = "relevance") -> SearchResult:
+        hidden: bool = False, sort: str = "relevance",
+        beside: ranking.Beside | None = None) -> SearchResult:
     """Search; see :meth:`db.Library.search`. ``vocabulary()`` returns the index's
-    :class:`~db.search.spelling.Vocabulary` (loaded once, when a word needs correcting)."""
+    :class:`~db.search.spelling.Vocabulary` (loaded once, when a word needs correcting);
+    ``beside`` runs a count on another connection while this one ranks
+    (:data:`db.search.rank.Beside`)."""
     q = parse(text, typing=typing, status=status)
     notices = [*q.notices, *rewrite(conn, q, vocabulary, text), *expand(conn, q)]
     matches = match(conn, q, limit + offset)
-    total, rows, notice = rank(conn, q, matches, limit, offset, sort)
+    total, rows, notice = rank(conn, q, matches, limit, offset, sort, beside)
     found = result(conn, text, q, total, rows, [*notices, notice], sort)
     if not hidden or status in (None, "all") or not text.strip():
         return found
     # the same query with no status filter, counted only: how many hits the filter hides
-    every = run(conn, text, None, 0, 0, vocabulary, typing)
+    every = run(conn, text, None, 0, 0, vocabulary, typing, beside=beside)
     return dataclasses.replace(found, hidden=max(0, every.total - found.total))
 
 
