@@ -46,11 +46,14 @@ def _keys(got: list[events.Event]) -> list[str]:
     ("graph\tneural\tnetworks", "graph neural networks"),  # a row of a table: tabs only
     ("graph neural networks\r", "graph neural networks "),  # a line copied with its break
     ("\rgraph neural networks", " graph neural networks"),
+    ("\nrrrtttq", " rrrtttq"),  # (Enter sends CR: LF first is pasted)
+    ("\rrrrtttq\r", " rrrtttq "),  # (a line break after the keys: pasted lines)
     ("图神经网络\r\nグラフ ニューラル\tñ", "图神经网络 グラフ ニューラル ñ"),
     ("a\vb\fc", "a b c"),
     (WRAPPED.replace("\n", "\r"), ABSTRACT),
     (WRAPPED, ABSTRACT),
-], ids=["issue-cr", "lf", "crlf", "tabs", "break-at-end", "break-first", "unicode", "vt-ff",
+], ids=["issue-cr", "lf", "crlf", "tabs", "break-at-end", "break-first", "lf-first",
+        "cr-first-and-last", "unicode", "vt-ff",
         "abstract-cr", "abstract-lf"])
 def test_a_paste_in_one_read_is_one_text_burst(pasted: str, query: str) -> None:
     """The read's text as it came, the keys the parser made of it kept for the app (they are
@@ -105,8 +108,10 @@ def test_a_long_line_then_its_line_break_in_the_next_read() -> None:
     (["ab\x15\rt"], ["a", "b", "ctrl+u", "enter", "t"]),
     (["\x1b", "ab\rt"], ["escape", "a", "b", "enter", "t"]),  # after an ESC held back
     (["\x1b[<0;10", ";5Ma\rb"], ["a", "enter", "b"]),  # the end of a split mouse report
+    (["learning", "\rd"], [*"learning", "enter", "d"]),  # Enter and a key typed ahead
+    (["\rdtt j"], ["enter", "d", "t", "t", "space", "j"]),
 ], ids=["word", "enter", "no-word", "key-a-read", "escape", "arrow", "backspace", "ctrl-u",
-        "held-escape", "split-mouse-report"])
+        "held-escape", "split-mouse-report", "enter-then-key", "enter-then-keys"])
 def test_typing_stays_keys(reads: list[str], keys: list[str]) -> None:
     got = _read([r.encode() for r in reads])
     assert not [e for e in got if isinstance(e, TextBurst)]

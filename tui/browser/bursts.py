@@ -3,7 +3,8 @@
 A terminal that does not bracket pastes (or ``tmux paste-buffer`` without ``-p``) sends pasted
 text as if it were typed: the line breaks in ``graph neural⏎networks⏎rrrtttq`` would be Enter
 and the letters after them the table's keys. Typing sends a key at a time; text with a line
-break (or a tab) and a word, read at once, is a paste, or keys typed ahead over a slow link.
+break (or a tab) and a word, read at once, is a paste, or keys typed ahead over a slow link;
+Enter and a few keys after it (:data:`KEYS_AFTER_ENTER`) are keys.
 
 :class:`BurstWatch` looks at each read of the terminal's input (in the input thread) and
 numbers the reads that may be a paste: text only (no ESC, no control key but line breaks and
@@ -35,12 +36,19 @@ LONG_READ = 1024
 #: person's reaction later.
 BURST_GAP_S = 0.05
 
+#: Characters after a first CR (the Enter key), with no line break after them, that are keys
+#: typed ahead rather than a paste: Enter and the next keys read at once over a slow link ("⏎d":
+#: leave the search bar, then dismiss), where a paste that starts with a line break has a line
+#: of text after it.
+KEYS_AFTER_ENTER = 8
+
 #: Characters that are keys rather than text: C0 controls (ESC among them) but Tab, LF, VT, FF
 #: and CR; DEL.
 _KEY_RE = re.compile("[\x00-\x08\x0e-\x1f\x7f]")
 #: Line breaks and tabs, which text typed a key at a time never holds with words around them.
 _BREAK_RE = re.compile("[\t\n\v\f\r]")
 _WORD_RE = re.compile(r"\S")
+_ENTER_THEN_KEYS_RE = re.compile(f"\r[^\t\n\v\f\r]{{1,{KEYS_AFTER_ENTER}}}")
 #: The end of a read that leaves an escape sequence unfinished (a lone ESC, CSI or SS3 without
 #: its final byte, a control string without its end): the next read may complete it.
 _OPEN_SEQUENCE_RE = re.compile("\x1b(?:\\[[\x30-\x3f]*[\x20-\x2f]*|O|[\\]P_^X][^\x07\x1b]*)?\\Z")
@@ -87,7 +95,8 @@ class BurstWatch:
         if follows:
             number = self._chain
         elif text_only and (size >= LONG_READ or (
-                _BREAK_RE.search(text) and _WORD_RE.search(text))):
+                _BREAK_RE.search(text) and _WORD_RE.search(text)
+                and not _ENTER_THEN_KEYS_RE.fullmatch(text))):
             self._count += 1
             number, self._broke = self._count, False
         else:
