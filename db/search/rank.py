@@ -32,8 +32,10 @@ def rank(conn: sqlite3.Connection, q: Query, m: Matches, limit: int, offset: int
         return (*order.page(conn, hit_set(conn, q, m), sort, limit, offset), "")
     words, long, partial = _shape(conn, q, m)
     if sort != "relevance":
+        # the papers with every word, nothing filtered: their count is the set's size
+        counted = None if partial or m.noted or m.filters[0] else m.having_all
         total, rows = order.page(conn, hit_set(conn, q, m), sort, limit, offset,
-                                 None if partial else m.having_all)
+                                 None if partial else m.having_all, counted)
         return total, rows, _partial_notice(words, m.having_all, long, "") if partial else ""
     if partial:
         total, rows = _partial(conn, q, m, limit, offset, long)

@@ -38,7 +38,7 @@ def run(conn: sqlite3.Connection, text: str, status: str | None, limit: int, off
     :class:`~db.search.spelling.Vocabulary` (loaded once, when a word needs correcting)."""
     q = parse(text, typing=typing, status=status)
     notices = [*q.notices, *rewrite(conn, q, vocabulary, text), *expand(conn, q)]
-    matches = match(conn, q, limit + offset)
+    matches = match(conn, q, limit + offset, ranked=sort == "relevance")
     total, rows, notice = rank(conn, q, matches, limit, offset, sort)
     found = result(conn, text, q, total, rows, [*notices, notice], sort)
     if not hidden or status in (None, "all") or not text.strip():
@@ -62,4 +62,4 @@ def hit_set(conn: sqlite3.Connection, text: str, status: str | None,
         q.status, q.more_status, q.not_status, q.tags, q.not_tags = None, [], [], [], []
     rewrite(conn, q, vocabulary, text)
     expand(conn, q)
-    return ranking.hit_set(conn, q, match(conn, q, 0))
+    return ranking.hit_set(conn, q, match(conn, q, 0, ranked=False))
