@@ -42,14 +42,16 @@ TABLES: dict[str, tuple[str, ...]] = {
     "annotation_anchors": ("paper_id", "label", "anchor"),
     "saved_searches": ("name", "query", "status", "sort", "created_at", "opened_at"),
     "saved_seen": ("name", "paper_id"),
+    "saved_seen_index": ("name", "generation"),
     "query_history": ("query", "used_at"),
 }
 _KEYS = {"mark_events": 1, "marks": 1, "notes": 1, "tags": 2, "annotation_anchors": 1,
-         "saved_searches": 1, "saved_seen": 2, "query_history": 1}
+         "saved_searches": 1, "saved_seen": 2, "saved_seen_index": 1,
+         "query_history": 1}
 #: the tables without a rowid, read up to their first error
-_NO_ROWID = ("tags", "saved_seen")
+_NO_ROWID = ("tags", "saved_seen", "saved_seen_index")
 #: the tables a marks file of an older papertray may lack (no damage: they are empty)
-_LATER = ("saved_searches", "saved_seen", "query_history")
+_LATER = ("saved_searches", "saved_seen", "saved_seen_index", "query_history")
 #: the tables keyed by a paper id, whose rows follow a paper to its new id
 _BY_PAPER = ("marks", "notes", "tags", "annotation_anchors")
 

@@ -3,8 +3,9 @@
 A saved search is a query with its status filter and sort order under a name; it remembers the
 papers its query found when it was last opened, whatever their status (``saved_seen``), so that
 the papers it finds now and did not then are the ones that **arrived** since (a seed file added,
-next year's proceedings), and a paper whose status alone changed has not. Its name has one form
-(:func:`name_form`): names that look the same are the same name.
+next year's proceedings), and a paper whose status alone changed has not; with the generation of
+the index they were found in (``saved_seen_index``, :mod:`db.index.generation`). Its name has
+one form (:func:`name_form`): names that look the same are the same name.
 They are the reader's own, like the marks: in the marks file, its backups, its repair and
 ``papertray marks export``; never in the index, which is rebuilt at will.
 
@@ -76,30 +77,47 @@ def check(status: str, sort: str) -> None:
         raise LibraryError(f"unknown sort {sort!r}: use {', '.join(SORTS)}")
 
 
-def save(conn: sqlite3.Connection, search: SavedSearch, seen: Iterable[str]) -> bool:
+def save(conn: sqlite3.Connection, search: SavedSearch, seen: Iterable[str],
+         generation: str | None = None) -> bool:
     """Store ``search`` (replacing one of the same name, case aside) with the ids of the papers
-    it finds now (``seen``); True when it replaced one."""
+    it finds now (``seen``) in the index of ``generation`` (:mod:`db.index.generation`; None:
+    not known); True when it replaced one."""
     with write_transaction(conn):
         replaced = conn.execute("DELETE FROM saved_searches WHERE name = ?",
                                 (search.name,)).rowcount > 0
         conn.execute(f"INSERT INTO saved_searches({_COLUMNS}) VALUES (?,?,?,?,?,?)",
                      (search.name, cut_at_word(search.query, MAX_QUERY_CHARS), search.status,
                       search.sort, search.created_at, search.opened_at))
-        _see(conn, search.name, seen)
+        _see(conn, search.name, seen, generation)
     return replaced
 
 
-def opened(conn: sqlite3.Connection, name: str, seen: Iterable[str]) -> None:
-    """Say that the saved search ``name`` was opened now and found the papers ``seen``."""
+def opened(conn: sqlite3.Connection, name: str, seen: Iterable[str],
+           generation: str | None = None) -> None:
+    """Say that the saved search ``name`` was opened now and found the papers ``seen`` in the
+    index of ``generation`` (None: not known)."""
     with write_transaction(conn):
         conn.execute("UPDATE saved_searches SET opened_at = ? WHERE name = ?", (now(), name))
-        _see(conn, name, seen)
+        _see(conn, name, seen, generation)
 
 
-def _see(conn: sqlite3.Connection, name: str, seen: Iterable[str]) -> None:
+def seen_generation(conn: sqlite3.Connection, name: str, schema: str = "") -> str | None:
+    """The generation of the index in which the saved search ``name`` found its seen papers
+    (None: not known, as for one saved or repaired by an older papertray)."""
+    row = conn.execute(f"SELECT generation FROM {schema}saved_seen_index WHERE name = ?",
+                       (name,)).fetchone()
+    return row[0] if row else None
+
+
+def _see(conn: sqlite3.Connection, name: str, seen: Iterable[str],
+         generation: str | None) -> None:
     conn.execute("DELETE FROM saved_seen WHERE name = ?", (name,))
+    conn.execute("DELETE FROM saved_seen_index WHERE name = ?", (name,))
     conn.executemany("INSERT OR IGNORE INTO saved_seen(name, paper_id) VALUES (?, ?)",
                      ((name, paper_id) for paper_id in seen))
+    if generation is not None:
+        conn.execute("INSERT INTO saved_seen_index(name, generation) VALUES (?, ?)",
+                     (name, generation))
 
 
 def remove(conn: sqlite3.Connection, name: str) -> SavedSearch:
@@ -109,6 +127,7 @@ def remove(conn: sqlite3.Connection, name: str) -> SavedSearch:
     with write_transaction(conn):
         conn.execute("DELETE FROM saved_searches WHERE name = ?", (found.name,))
         conn.execute("DELETE FROM saved_seen WHERE name = ?", (found.name,))
+        conn.execute("DELETE FROM saved_seen_index WHERE name = ?", (found.name,))
     return found
 
 

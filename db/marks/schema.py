@@ -74,6 +74,12 @@ CREATE TABLE IF NOT EXISTS saved_seen (
     paper_id TEXT NOT NULL,
     PRIMARY KEY (name, paper_id)
 ) WITHOUT ROWID;
+-- the index each saved search's saved_seen was taken from (db.index.generation): while the
+-- index is that one, only a paper found by its note can have arrived
+CREATE TABLE IF NOT EXISTS saved_seen_index (
+    name TEXT PRIMARY KEY COLLATE NOCASE,
+    generation TEXT NOT NULL
+) WITHOUT ROWID;
 -- the queries searched in the browser, the latest first (db.marks.saved: each once, capped)
 CREATE TABLE IF NOT EXISTS query_history (
     query TEXT PRIMARY KEY,

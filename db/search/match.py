@@ -32,14 +32,21 @@ class Matches:
     best: list[tuple[int, float]] | None
 
 
-def match(conn: sqlite3.Connection, q: Query, window: int) -> Matches:
+def match(conn: sqlite3.Connection, q: Query, window: int, ranked: bool = True) -> Matches:
     """The matches of ``q``; ``window`` is how many of the best the page needs (limit +
     offset). A note with all the words is the reader's own: those papers come with every hit,
-    unranked (the ranking knows the index only)."""
+    unranked (the ranking knows the index only). ``ranked`` False: the matches are listed in
+    another order than bm25's, or only their set is wanted, so no bm25 pass is made (``best``
+    is None) and the papers with every word are counted alone (87,000 abstracts: "in the"
+    5 ms, against 160 for the bm25 pass that counts them)."""
     expression = q.match_expression("all")
     filters = where(q)
     noted = note_match(conn, q, "all") if expression else []
     having_all = best = None
+    if expression and not ranked:
+        if len(q.positive) > 1 or not (noted or filters[0]):
+            having_all = fts_count(conn, expression)
+        return Matches(expression, filters, noted, having_all, best)
     if expression and not noted and not filters[0]:
         # two words, or a prefix (its words' lists merged: "a*" at 87k papers, 1 s a pass),
         # cost more to match than to count in the same pass

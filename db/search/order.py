@@ -51,16 +51,19 @@ SCAN_AT = 2_000
 
 
 def page(conn: sqlite3.Connection, papers: tuple[str, list] | None, sort: str, limit: int,
-         offset: int, size: int | None = None) -> tuple[int, list]:
+         offset: int, size: int | None = None, counted: int | None = None
+         ) -> tuple[int, list]:
     """``(total, rows)``: the papers of a set in ``sort`` order, one page (rows of
     :data:`~db.search.hits.HIT_COLUMNS` and a score of 0.0).
 
     ``papers`` is an SQL condition on ``papers p`` (and its mark ``k``) with its parameters
     that makes the set (:func:`db.search.rank.hit_set`; None: every paper); ``size`` is what
-    the caller knows of its size (at most; None: unknown, taken as large). ``sort`` is one of
-    :data:`db.models.SORTS` ("relevance" here is seed order: the caller ranks every set that
-    has words). The page's papers are found first by rowid alone, then read: the papers
-    skipped before a deep page are never read."""
+    the caller knows of its size (at most; None: unknown, taken as large), ``counted`` its
+    exact size when the caller counted it (None: counted here; 87,000 abstracts: the 81,000
+    papers with "in" and "the" counted through ``papers`` took 55 ms, by FTS5 alone 5).
+    ``sort`` is one of :data:`db.models.SORTS` ("relevance" here is seed order: the caller
+    ranks every set that has words). The page's papers are found first by rowid alone, then
+    read: the papers skipped before a deep page are never read."""
     clauses, params = ([papers[0]], list(papers[1])) if papers else ([], [])
     scan = size is None or size >= SCAN_AT
     total = 0
@@ -71,7 +74,10 @@ def page(conn: sqlite3.Connection, papers: tuple[str, list] | None, sort: str, l
         if _READS_MARK.search(f"{where} {order}"):
             source += _MARK
         where = f" WHERE {where}" if where else ""
-        count = conn.execute(f"SELECT count(*) {source}{where}", params).fetchone()[0]
+        if condition or counted is None:
+            count = conn.execute(f"SELECT count(*) {source}{where}", params).fetchone()[0]
+        else:  # the tier is the whole set
+            count = counted
         wanted = limit - len(rowids)
         if wanted > 0 and offset < total + count:
             rowids += [r[0] for r in conn.execute(

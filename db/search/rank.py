@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from db.search import anyword, order, rerank
 from db.search.hits import HIT_COLUMNS
-from db.search.match import MATCHED, Matches
+from db.search.match import MATCHED, Matches, fts_count
 from db.search.query import Query
 
 _JOINS = "FROM papers p LEFT JOIN m.marks k ON k.paper_id = p.id"
@@ -39,8 +40,9 @@ def rank(conn: sqlite3.Connection, q: Query, m: Matches, limit: int, offset: int
         return (*order.page(conn, hit_set(conn, q, m), sort, limit, offset), "")
     words, long, partial = _shape(conn, q, m)
     if sort != "relevance":
-        total, rows = order.page(conn, hit_set(conn, q, m), sort, limit, offset,
-                                 None if partial else m.having_all)
+        hits = hit_sets(conn, q, m)
+        total, rows = order.page(conn, hits.condition, sort, limit, offset,
+                                 None if partial else m.having_all, hits.counted)
         return total, rows, _partial_notice(words, m.having_all, long, "") if partial else ""
     if partial:
         total, rows = _partial(conn, q, m, limit, offset, long, beside)
@@ -71,12 +73,60 @@ def hit_set(conn: sqlite3.Connection, q: Query, m: Matches) -> tuple[str, list] 
     mark ``k`` and its parameters: those with every word (or with any, when partial matches
     are listed) or whose note has the words, that the filters and exclusions keep. None when
     that is every paper (a query of no words and no filter)."""
+    return _condition(m, _words_matched(conn, q, m), _WITHIN)
+
+
+@dataclass(frozen=True, slots=True)
+class HitSet:
+    """The papers a search lists, in any order: ``condition`` is :func:`hit_set`'s SQL
+    condition with its parameters (None: every paper); ``probe`` the same set with the words
+    matched paper by paper, for a few papers tested (87,000 abstracts: ~30 µs a paper for "in"
+    and "the", where ``condition`` lists the 81,000 matches first, 15-40 ms; None when a word
+    is a prefix, whose words FTS5 merges again for each paper: ~20 ms a paper for "the*");
+    ``counted`` its size when FTS5 alone finds the set (nothing filtered or found by a note:
+    counted by FTS5, 87,000 abstracts: the 21,000 papers with any of three words in 2 ms,
+    against 55 ms through ``papers``; None otherwise); ``noted`` the ids of the papers whose note
+    has every word."""
+
+    condition: tuple[str, list] | None
+    probe: tuple[str, list] | None
+    counted: int | None
+    noted: tuple[str, ...]
+
+
+def hit_sets(conn: sqlite3.Connection, q: Query, m: Matches) -> HitSet:
+    """:class:`HitSet` of the search ``q`` whose words matched ``m``."""
+    expression = _words_matched(conn, q, m)
+    counted = None
+    if expression is not None and not m.noted and not m.filters[0]:  # FTS5 alone finds them
+        counted = (m.having_all if expression == m.expression and m.having_all is not None
+                   else fts_count(conn, expression))
+    prefix = any(t.prefix for t in (*q.positive, *q.authors))
+    return HitSet(_condition(m, expression, _WITHIN),
+                  None if prefix else _condition(m, expression, _PROBED), counted,
+                  tuple(m.noted))
+
+
+#: a paper has the words of an FTS5 expression (the one parameter): the matches listed first,
+#: each paper looked up in the list; or matched paper by paper
+_WITHIN = "p.rowid IN (SELECT rowid FROM papers_fts WHERE papers_fts MATCH ?)"
+_PROBED = ("EXISTS (SELECT 1 FROM papers_fts WHERE papers_fts MATCH ? "
+           "AND papers_fts.rowid = p.rowid)")
+
+
+def _words_matched(conn: sqlite3.Connection, q: Query, m: Matches) -> str | None:
+    """The FTS5 expression of the papers the search lists: with every word, or with any when
+    partial matches are listed (None: a query of filters alone)."""
+    if m.expression is None:
+        return None
+    _words, long, partial = _shape(conn, q, m)
+    return (anyword.every(anyword.expressions(conn, q, by_word=not long)) if partial
+            else m.expression)
+
+
+def _condition(m: Matches, expression: str | None, within: str) -> tuple[str, list] | None:
     clauses, params = list(m.filters[0]), list(m.filters[1])
-    if m.expression is not None:
-        _words, long, partial = _shape(conn, q, m)
-        within = "p.rowid IN (SELECT rowid FROM papers_fts WHERE papers_fts MATCH ?)"
-        expression = (anyword.every(anyword.expressions(conn, q, by_word=not long)) if partial
-                      else m.expression)
+    if expression is not None:
         if m.noted:
             within = f"({within} OR p.id IN ({','.join('?' * len(m.noted))}))"
         clauses.insert(0, within)

@@ -41,7 +41,7 @@ def run(conn: sqlite3.Connection, text: str, status: str | None, limit: int, off
     (:data:`db.search.rank.Beside`)."""
     q = parse(text, typing=typing, status=status)
     notices = [*q.notices, *rewrite(conn, q, vocabulary, text), *expand(conn, q)]
-    matches = match(conn, q, limit + offset)
+    matches = match(conn, q, limit + offset, ranked=sort == "relevance")
     total, rows, notice = rank(conn, q, matches, limit, offset, sort, beside)
     found = result(conn, text, q, total, rows, [*notices, notice], sort)
     if not hidden or status in (None, "all") or not text.strip():
@@ -53,11 +53,11 @@ def run(conn: sqlite3.Connection, text: str, status: str | None, limit: int, off
 
 def hit_set(conn: sqlite3.Connection, text: str, status: str | None,
             vocabulary: Callable[[], Vocabulary], reader_filters: bool = True
-            ) -> tuple[str, list] | None:
-    """The papers a search of ``text`` (typed: its last word a prefix) lists, in any order, as
-    an SQL condition on ``papers p`` and its mark ``k`` with its parameters
-    (:func:`db.search.rank.hit_set`); None for every paper. The query is parsed and rewritten
-    as :func:`run` does; not for ``like:`` queries (:mod:`db.search.similar`).
+            ) -> ranking.HitSet:
+    """The papers a search of ``text`` (typed: its last word a prefix) lists, in any order
+    (:class:`db.search.rank.HitSet`: SQL conditions on ``papers p`` and its mark ``k`` with
+    their parameters, and its size when matching counted it). The query is parsed and
+    rewritten as :func:`run` does; not for ``like:`` queries (:mod:`db.search.similar`).
     ``reader_filters`` False leaves out what the reader's own marks decide (``status``,
     ``is:``, ``-is:``, ``tag:``, ``-tag:``): the papers the text finds whatever their status."""
     q = parse(text, typing=True, status=status if reader_filters else None)
@@ -65,4 +65,4 @@ def hit_set(conn: sqlite3.Connection, text: str, status: str | None,
         q.status, q.more_status, q.not_status, q.tags, q.not_tags = None, [], [], [], []
     rewrite(conn, q, vocabulary, text)
     expand(conn, q)
-    return ranking.hit_set(conn, q, match(conn, q, 0))
+    return ranking.hit_sets(conn, q, match(conn, q, 0, ranked=False))
