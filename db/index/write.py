@@ -11,9 +11,18 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from db.index import acronyms, health, names
+from db.index.inserts import (
+    BULK_FTS_HASH_BYTES,
+    BULK_MIN_ROWS,
+    FTS_HASH_BYTES,
+    INSERT_PAPER,
+    fts_config,
+    index_new_rows,
+    insert_papers,
+    update_vocab,
+)
 from db.index.plan import Planned
 from db.index.rows import (
-    PAPER_COLUMNS,
     collection_of,
     entries_of,
     entry_terms,
@@ -79,7 +88,7 @@ class Writer:
                 conn.execute(f"DROP INDEX IF EXISTS {name}")
         if self.stream:
             conn.execute("DROP TRIGGER papers_ai")  # (indexed by one statement per file)
-            _fts_config(conn, "hashsize", BULK_FTS_HASH_BYTES)
+            fts_config(conn, "hashsize", BULK_FTS_HASH_BYTES)
         self.stored = {r[0]: r[1] for r in conn.execute("SELECT path, sha256 FROM files")}
         acronyms.track(conn)
         self.affected: set[str] = set()
@@ -166,10 +175,10 @@ class Writer:
             # files come in seed order: a paper's first source is the first one seen; a later
             # structured source of it is applied by finish()
             last = conn.execute("SELECT coalesce(max(rowid), 0) FROM papers").fetchone()[0]
-            conn.executemany(_INSERT_PAPER, [
+            conn.executemany(INSERT_PAPER, [
                 self.prepared[i] + self.first[i][:2]
                 + (collection_of(self.new_entries[i], self.first[i][2]),) for i in new])
-            _index_new_rows(conn, last)
+            index_new_rows(conn, last)
             # (rowids follow the inserts: max + 1 each)
             acronyms.mine_new(conn, last, [(self.prepared[i][2], self.prepared[i][5])
                                            for i in new])
@@ -191,7 +200,7 @@ class Writer:
         counts = (self.report.added, self.report.removed, self.report.changed)
         if self.stream:  # every paper is in: the indexes serve the updates that follow
             conn.execute(PAPERS_AI_TRIGGER)
-            _fts_config(conn, "hashsize", FTS_HASH_BYTES)
+            fts_config(conn, "hashsize", FTS_HASH_BYTES)
             for sql in BULK_INDEXES.values():
                 conn.execute(sql)
         if self.affected:
@@ -199,7 +208,7 @@ class Writer:
                                       self.first, self.report, self.vocab, self.counted,
                                       self.bulk, self.streamed)
         else:
-            _update_vocab(conn, self.vocab)
+            update_vocab(conn, self.vocab)
         if self.bulk and not self.stream:
             for sql in BULK_INDEXES.values():
                 conn.execute(sql)
@@ -267,7 +276,7 @@ def _apply_papers(conn: sqlite3.Connection, affected: set[str], new_entries: dic
     added = [e for i, e in new_entries.items() if i not in existing]
     rows = [prepared[e.id] + first[e.id][:2] + (collection_of(e, first[e.id][2]),)
             for e in added if e.id not in streamed]
-    _insert_papers(conn, rows)
+    insert_papers(conn, rows)
     for i, e in counted.items():  # words counted of an entry that is not what was added
         if i in existing:
             vocab.subtract(entry_terms(e))
@@ -313,7 +322,7 @@ def _apply_papers(conn: sqlite3.Connection, affected: set[str], new_entries: dic
         "THEN trim(venue || ' ' || coalesce(year, '')) ELSE coalesce((SELECT f.collection "
         "FROM files f WHERE f.path = papers.first_file), '') END "
         "WHERE id IN (SELECT id FROM temp.affected)")
-    _update_vocab(conn, vocab)
+    update_vocab(conn, vocab)
     return [e.id for e in added]
 
 
@@ -331,69 +340,3 @@ def _update_papers(conn: sqlite3.Connection, entries: list[Entry]) -> int:
         [(*row[1:], row[0], row[13], row[2], row[3], row[5], *row[7:13])
          for row in map(paper_row, entries)])
     return max(cur.rowcount, 0)
-
-
-#: New papers from which the FTS rows are written by one statement instead of a trigger each.
-BULK_MIN_ROWS = 200
-
-
-_INSERT_PAPER = (f"INSERT INTO papers({', '.join(PAPER_COLUMNS)}, first_file, first_pos, "
-                 f"collection) VALUES ({', '.join('?' * (len(PAPER_COLUMNS) + 3))})")
-
-
-def _insert_papers(conn: sqlite3.Connection, rows: list[tuple]) -> None:
-    """Insert new papers, index them and mine their acronyms (:mod:`db.index.acronyms`).
-
-    The per-row FTS trigger costs twice the insert itself (10,000 abstracts: 0.9 s against
-    0.4 s for the same rows and one ``INSERT INTO papers_fts ... SELECT``), so many new rows go
-    in with the trigger dropped (inside this transaction: no other connection ever sees the
-    index without it) and are indexed by one statement. New rowids are all above the old maximum.
-    """
-    if not rows:
-        return
-    last = conn.execute("SELECT coalesce(max(rowid), 0) FROM papers").fetchone()[0]
-    if len(rows) < BULK_MIN_ROWS:
-        conn.executemany(_INSERT_PAPER, rows)
-    else:
-        conn.execute("DROP TRIGGER IF EXISTS papers_ai")
-        conn.executemany(_INSERT_PAPER, rows)
-        conn.execute(PAPERS_AI_TRIGGER)
-        _index_new_rows(conn, last)
-    acronyms.mine_new(conn, last, [(r[2], r[5]) for r in rows])  # (PAPER_COLUMNS' order)
-
-
-#: FTS5's buffer of new terms (its ``hashsize``), default and during a first build: each time
-#: it fills, FTS5 writes a segment, and segments are merged as they pile up. 87k abstracts:
-#: 2.6 s of CPU to index them with a 64 MiB buffer, 3.2 s with the default 1 MiB; the buffer
-#: is memory for the sync's time only (set back before the commit).
-FTS_HASH_BYTES = 1024 * 1024
-
-
-BULK_FTS_HASH_BYTES = 64 * 1024 * 1024
-
-
-def _fts_config(conn: sqlite3.Connection, name: str, value: int) -> None:
-    """Set an FTS5 configuration option of the index (kept in the index, in the transaction)."""
-    conn.execute("INSERT INTO papers_fts(papers_fts, rank) VALUES (?, ?)", (name, value))
-
-
-def _index_new_rows(conn: sqlite3.Connection, last: int) -> None:
-    """Index the papers of rowid above ``last`` in the FTS table, by one statement."""
-    fts = ", ".join(r[1] for r in conn.execute("PRAGMA table_info(papers_fts)"))
-    conn.execute(f"INSERT INTO papers_fts(rowid, {fts}) SELECT rowid, {fts} FROM papers_search "
-                 "WHERE rowid > ?", (last,))
-
-
-def _update_vocab(conn: sqlite3.Connection, delta: Counter[str]) -> None:
-    """Add ``delta`` (term → change of its document frequency) to the vocabulary."""
-    if not conn.execute("SELECT 1 FROM vocab LIMIT 1").fetchone():  # a first build
-        # plain inserts in key order: no conflict to look for, each row appended to the
-        # B-tree (87k abstracts: ~90,000 terms in 0.06 s instead of 0.16)
-        conn.executemany("INSERT INTO vocab(term, df) VALUES (?, ?)",
-                         sorted((t, n) for t, n in delta.items() if n > 0))
-        return
-    rows = [(t, n) for t, n in delta.items() if n]
-    conn.executemany(
-        "INSERT INTO vocab(term, df) VALUES (?, ?) "
-        "ON CONFLICT(term) DO UPDATE SET df = df + excluded.df", rows)
-    conn.execute("DELETE FROM vocab WHERE df <= 0")
