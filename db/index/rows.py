@@ -158,13 +158,27 @@ def meta_json(entry: Entry) -> str | None:
                       ensure_ascii=False)
 
 
-def fields_of(conn: sqlite3.Connection, every: bool = False) -> dict[str, dict]:
-    """Affected paper id → the fields of its first structured source (file path, position).
-    ``every``: every paper is affected (a first build), temp.affected is not filled."""
+def fields_of(conn: sqlite3.Connection, only: set[str] | None = None) -> dict[str, dict]:
+    """Paper id → the fields (:func:`meta_json`'s, decoded) of its first structured source
+    (file path, position), for the papers in ``temp.affected``, or with ``only`` for those ids
+    (a first build: the papers with more than one source, 500 ids a query)."""
+    if only is None:
+        return _first_meta(conn.execute(
+            "SELECT paper_id, meta FROM sources WHERE meta IS NOT NULL AND paper_id IN "
+            "(SELECT id FROM temp.affected) ORDER BY file, position"))
+    ids, found = sorted(only), {}
+    for at in range(0, len(ids), 500):
+        chunk = ids[at:at + 500]
+        found.update(_first_meta(conn.execute(
+            "SELECT paper_id, meta FROM sources WHERE meta IS NOT NULL AND paper_id IN "
+            f"({','.join('?' * len(chunk))}) ORDER BY file, position", chunk)))
+    return found
+
+
+def _first_meta(rows) -> dict[str, dict]:
+    """The first ``meta`` of each paper among ``(paper_id, meta)`` rows, decoded."""
     found: dict[str, str] = {}
-    for paper_id, meta in conn.execute(
-            "SELECT paper_id, meta FROM sources WHERE meta IS NOT NULL AND (? OR paper_id IN "
-            "(SELECT id FROM temp.affected)) ORDER BY file, position", (every,)):
+    for paper_id, meta in rows:
         found.setdefault(paper_id, meta)
     return {k: json.loads(v) for k, v in found.items()}
 

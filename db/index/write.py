@@ -96,6 +96,9 @@ class Writer:
         self.prepared: dict[str, tuple] = {}  # id -> the row of new_entries[id]
         self.first: dict[str, tuple[str, int, str]] = {}  # id -> first (file, position, collection)
         self.streamed: dict[str, Entry] = {}  # id -> the entry inserted by add()
+        # ids found more than once (in two files, or twice in one): only their fields can come
+        # from another record than the entry kept (finish() reads them for these papers alone)
+        self.repeated: set[str] = set()
         # the files' vocabularies (each counts a paper once), summed: a paper in two files is
         # counted twice, and taken out again here; counted[id] is the entry whose words are in
         # the sum (its terms are computed again only where they are taken out or replaced)
@@ -162,6 +165,8 @@ class Writer:
         for e, ready in zip(entries, prepared, strict=True):
             if e.id not in self.new_entries:
                 new.append(e.id)
+            else:
+                self.repeated.add(e.id)
             if e.id not in self.new_entries or (e.rich and not self.new_entries[e.id].rich):
                 self.new_entries[e.id], self.prepared[e.id] = e, ready
             here = (path, e.position, collection)
@@ -206,7 +211,7 @@ class Writer:
         if self.affected:
             added_ids = _apply_papers(conn, self.affected, self.new_entries, self.prepared,
                                       self.first, self.report, self.vocab, self.counted,
-                                      self.bulk, self.streamed)
+                                      self.bulk, self.streamed, self.repeated)
         else:
             update_vocab(conn, self.vocab)
         if self.bulk and not self.stream:
@@ -244,7 +249,7 @@ def _apply_papers(conn: sqlite3.Connection, affected: set[str], new_entries: dic
                   prepared: dict[str, tuple],
                   first: dict[str, tuple[str, int, str]], report: SyncReport,
                   vocab: Counter[str], counted: dict[str, Entry], bulk: bool,
-                  streamed: dict[str, Entry]) -> list[str]:
+                  streamed: dict[str, Entry], repeated: set[str]) -> list[str]:
     """Insert, update and delete the papers of changed sources. ``vocab`` holds the words of
     the entries in ``counted`` (id → entry); it is corrected to the papers really added.
     ``streamed``: papers a first build inserted already (id → the entry inserted)."""
@@ -267,7 +272,9 @@ def _apply_papers(conn: sqlite3.Connection, affected: set[str], new_entries: dic
     report.removed += len(gone)
     # a paper's title, authors, year, venue and links come from its first structured source in
     # seed order (file path, then position), whichever files changed; a text seed has none
-    fields = fields_of(conn, every=bulk)
+    # (in a first build, a paper found once has its own record's fields already: with_fields()
+    # of them gives the same entry, so only the papers found more than once are looked up)
+    fields = fields_of(conn, repeated if bulk else None)
     for i, e in new_entries.items():
         if i in fields:
             enriched = with_fields(e, fields[i])
