@@ -15,7 +15,7 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
-from db.seeds import formats
+from db.seeds import formats, gz
 from db.seeds.entry import Entry, SeedError
 from db.seeds.plain import is_header
 from db.text import clean
@@ -49,7 +49,7 @@ def split(path: Path, data: bytes) -> Parts | None:
     name, note, expanded = path.name.lower(), "", data
     if name.endswith((".jsonl.gz", ".ndjson.gz")) and len(data) * 10 > PART_BYTES:
         try:  # (text compresses 3-10 times: a smaller file expands to less than a part)
-            expanded, note = formats.gunzip(data, lines=True)
+            expanded, note = gz.gunzip(data, lines=True)
         except SeedError:
             return None
         path, name = path.with_name(path.name[:-3]), name[:-3]

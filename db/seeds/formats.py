@@ -14,18 +14,15 @@ abstract in a text seed and here is one paper. A record with a title and no abst
 from __future__ import annotations
 
 import csv
-import gzip
 import hashlib
 import io
 import json
 import re
-import zlib
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import replace
 
 from db.seeds.bibtex import bib_records, unbrace
-from db.seeds.decode import DecodeError, decode
 from db.seeds.entry import (
     LINK_KINDS,
     Entry,
@@ -37,51 +34,8 @@ from db.seeds.entry import (
 )
 from db.text import clean, normalize
 
-#: gzip-compressed seed files are read up to this many bytes once expanded (a guard against a
-#: "zip bomb"; the 87,409-abstract corpus is 120 MB expanded).
-MAX_EXPANDED_BYTES = 1 << 30
-#: ... and the first this many bytes expanded are looked at first (binary junk is refused then)
-_HEAD_BYTES = 1 << 16
-
 _BIB_START_RE = re.compile(r"\s*(%[^\n]*\n\s*)*@[A-Za-z]+\s*[{(]")
 _LIST_KEYS = ("papers", "hits", "data", "items", "records", "entries", "results", "notes")
-
-
-def gunzip(data: bytes, lines: bool = False) -> tuple[bytes, str]:
-    """The expanded bytes of a gzip file, and a note ("" when whole). Raises :class:`SeedError`
-    when it is damaged or huge.
-
-    With ``lines`` (JSON Lines), a file cut short (a download stopped mid-stream) gives its
-    complete lines and a note saying so, so that the papers before the cut still load.
-    """
-    note = ""
-    try:
-        with gzip.GzipFile(fileobj=io.BytesIO(data)) as fh:
-            # binary from its start (a "bomb" of zeros): refused before it is expanded whole
-            head = fh.peek(_HEAD_BYTES)[:_HEAD_BYTES]
-            decode(head[:len(head) & ~1], raw=True)  # (even: UTF-16 is read by pairs)
-            out = fh.read(MAX_EXPANDED_BYTES + 1)
-    except DecodeError as exc:
-        raise SeedError("error", str(exc)) from None
-    except (OSError, EOFError) as exc:
-        out = _gunzip_start(data) if lines and isinstance(exc, EOFError) else b""
-        if b"\n" not in out:
-            raise SeedError("error", f"not a readable gzip file ({exc})") from None
-        out = out[:out.rindex(b"\n") + 1]
-        read = out.count(b"\n")
-        note = f"the gzip file is cut short: its first {read} lines read"
-    if len(out) > MAX_EXPANDED_BYTES:
-        raise SeedError("error", f"expands to more than {MAX_EXPANDED_BYTES >> 20} MiB")
-    return out, note
-
-
-def _gunzip_start(data: bytes) -> bytes:
-    """What a gzip stream that ends too early expands to, up to where it ends."""
-    inflate = zlib.decompressobj(wbits=31)
-    try:
-        return inflate.decompress(data, MAX_EXPANDED_BYTES + 1)
-    except zlib.error:
-        return b""
 
 
 def kind_of(name: str, text: str) -> str:
