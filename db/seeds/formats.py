@@ -32,7 +32,7 @@ from db.seeds.entry import (
     listed,
     web_address,
 )
-from db.text import clean, normalize
+from db.text import normalize, one_line
 
 _BIB_START_RE = re.compile(r"\s*(%[^\n]*\n\s*)*@[A-Za-z]+\s*[{(]")
 _LIST_KEYS = ("papers", "hits", "data", "items", "records", "entries", "results", "notes")
@@ -112,7 +112,9 @@ def parse(kind: str, text: str, fallback_label: str,
     if not entries:
         raise SeedError("empty", "no record with a title or an abstract")
     collection = file_collection(entries, fallback_label)
-    return collection, [replace(e, collection=collection) for e in entries]
+    for e in entries:  # (made here and held by no one else: set in place, not copied)
+        object.__setattr__(e, "collection", collection)
+    return collection, entries
 
 
 def file_collection(entries: list[Entry], fallback_label: str) -> str:
@@ -214,18 +216,29 @@ def _header_delimiter(text: str) -> str | None:
 # -- one record to an entry -------------------------------------------------------------------
 
 def _field(record: dict, *names: str) -> object | None:
+    """The first value of ``names`` the record gives (each as written, Capitalized or in
+    CAPITALS) that is not null, empty text or an empty list."""
     for name in names:
-        for key in (name, name.capitalize(), name.upper()):
+        keys = _SPELLINGS.get(name)
+        if keys is None:
+            keys = _SPELLINGS[name] = (name, name.capitalize(), name.upper())
+        for key in keys:
             value = record.get(key)
             if value not in (None, "", []):
                 return value
     return None
 
 
+#: field name → the spellings :func:`_field` looks up (made once per name: a record looks up
+#: ~25 fields)
+_SPELLINGS: dict[str, tuple[str, str, str]] = {}
+
+
 def _text(value: object | None) -> str:
+    """A field's value as one line of clean text ("" for null, an object or a list)."""
     if value is None or isinstance(value, dict | list):
         return ""
-    return " ".join(clean(str(value)).split())
+    return one_line(str(value))
 
 
 def _entry(record: object, position: int) -> Entry | None:
