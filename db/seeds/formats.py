@@ -20,7 +20,6 @@ import json
 import re
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import replace
 
 from db.seeds.bibtex import bib_records, unbrace
 from db.seeds.entry import (
@@ -217,21 +216,23 @@ def _header_delimiter(text: str) -> str | None:
 
 def _field(record: dict, *names: str) -> object | None:
     """The first value of ``names`` the record gives (each as written, Capitalized or in
-    CAPITALS) that is not null, empty text or an empty list."""
-    for name in names:
-        keys = _SPELLINGS.get(name)
-        if keys is None:
-            keys = _SPELLINGS[name] = (name, name.capitalize(), name.upper())
-        for key in keys:
-            value = record.get(key)
-            if value not in (None, "", []):
-                return value
+    CAPITALS, in that order) that is not null, empty text or an empty list."""
+    spellings = _SPELLINGS.get(names)
+    if spellings is None:
+        keys = tuple(k for n in names for k in (n, n.capitalize(), n.upper()))
+        spellings = _SPELLINGS[names] = (frozenset(keys), keys)
+    if spellings[0].isdisjoint(record):  # (most fields asked for are not in a record)
+        return None
+    for key in spellings[1]:
+        value = record.get(key)
+        if value not in (None, "", []):
+            return value
     return None
 
 
-#: field name → the spellings :func:`_field` looks up (made once per name: a record looks up
-#: ~25 fields)
-_SPELLINGS: dict[str, tuple[str, str, str]] = {}
+#: field names asked for together → the set and the sequence of the keys :func:`_field` looks
+#: up (made once per call site: a record is asked for ~25 fields)
+_SPELLINGS: dict[tuple[str, ...], tuple[frozenset[str], tuple[str, ...]]] = {}
 
 
 def _text(value: object | None) -> str:
@@ -263,11 +264,12 @@ def _entry(record: object, position: int) -> Entry | None:
     year = _year(_field(record, "year"))
     if not venue and "short_id" in record:  # papertray's JSON export: its collection label
         venue, year = _venue_year(_text(record.get("collection")), year)
-    return replace(
-        entry, title=title or None, authors=tuple(_names(_field(record, "authors", "author"))),
-        year=year, venue=venue,
-        urls=tuple(dict.fromkeys(links)), code_url=code or entry.code_url, rich=True,
-        **_details(record), links=own)
+    fields = dict(title=title or None, authors=tuple(_names(_field(record, "authors", "author"))),
+                  year=year, venue=venue, urls=tuple(dict.fromkeys(links)),
+                  code_url=code or entry.code_url, rich=True, **_details(record), links=own)
+    for name, value in fields.items():  # (the entry is made here: set in place, not copied)
+        object.__setattr__(entry, name, value)
+    return entry
 
 
 def _details(record: dict) -> dict:
