@@ -1,12 +1,14 @@
 """One large seed file parsed in parts: cut where a record ends, the parts' entries joined again.
 
 A large sync parses its seed files in worker processes (:mod:`db.seeds.parallel`); a library
-that is one big file would keep one worker busy while the others wait (the 87k corpus as one
-``.jsonl.gz`` built in 34 s against 9-13 s as 50 text files). So a JSON Lines file (gzip too)
-or a plain-text file with a header line, larger than :data:`PART_BYTES`, is cut into parts at
-line ends (JSON Lines) or blank lines (text); each part is parsed as a file of its own, and
-:func:`join` makes them one file's result again: the positions counted on across the parts,
-the collection that of the whole file, the line numbers of skipped records those of the file.
+that is one big file would keep one worker busy while the others wait. So a JSON Lines file
+(gzip too) or a plain-text file with a header line, larger than :data:`PART_BYTES`, is cut into
+parts at line ends (JSON Lines) or blank lines (text); each part is parsed as a file of its
+own, and :func:`join` makes them one file's result again: the positions counted on across the
+parts, the collection that of the whole file, the line numbers of skipped records those of the
+file. A gzip JSON Lines file is cut as it is expanded, each part handed to the workers as soon
+as it is cut: the first is parsed while the rest is expanded (expanding and cutting the 87k
+corpus's 120 MB first took 0.8 s, with the workers idle).
 """
 
 from __future__ import annotations
