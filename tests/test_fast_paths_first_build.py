@@ -235,3 +235,22 @@ def test_a_record_found_once_keeps_its_own_fields(sample):
     assert any(e.authors and e.year and e.venue for e in rich)
     for e in rich:
         assert with_fields(e, json.loads(meta_json(e))) == e
+
+
+def test_a_files_records_are_encoded_and_mined_where_they_are_parsed():
+    """prepare_file (run in the parse workers) gives each entry's sources JSON and acronym
+    definitions, which a streamed first build writes as they are."""
+    from db.index.acronyms import of_paper
+    from db.index.rows import meta_json, prepare_file
+    from db.seeds.read import parse_file
+
+    path = DATA / "formats" / "icml_sample.jsonl"
+    _collection, entries = parse_file(path, path.read_bytes())
+    rows, _vocab, extras = prepare_file(entries)
+    assert [meta for meta, _ in extras] == [meta_json(e) for e in entries]
+    assert json.loads(extras[0][0])["title"].startswith("C-3PO: Compact Plug-and-Play Proxy")
+    assert extras[0][1] == {("rag", "retrieval augmented generation",
+                             "retrieval augmented generation"),
+                            ("llm", "large language models", "large language models")}
+    assert extras[1][1] == set()
+    assert [found for _, found in extras] == [of_paper(r[2], r[5]) for r in rows]

@@ -222,13 +222,24 @@ def _mine(conn: sqlite3.Connection, where: str, params) -> None:
                               params).fetchall())
 
 
+def of_paper(title: str | None, abstract: str) -> set[tuple[str, str, str]]:
+    """The :func:`definitions` of a paper: its abstract's and its title's."""
+    pairs = definitions(abstract)
+    if title and "(" in title:
+        pairs |= definitions(title)
+    return pairs
+
+
 def _write(conn: sqlite3.Connection, papers) -> None:
     """Write the definitions of ``papers``, ``(rowid, title, abstract)`` each."""
+    write_found(conn, ((rowid, of_paper(title, abstract)) for rowid, title, abstract in papers))
+
+
+def write_found(conn: sqlite3.Connection, papers) -> None:
+    """Write definitions found already: ``(rowid, of_paper(title, abstract))`` of each paper
+    (:func:`db.index.rows.prepare_file` finds them where the papers are parsed)."""
     rows = []
-    for rowid, title, abstract in papers:
-        pairs = definitions(abstract)
-        if title and "(" in title:
-            pairs |= definitions(title)
+    for rowid, pairs in papers:
         rows += [(rowid, *p) for p in pairs]
     conn.executemany("INSERT OR IGNORE INTO paper_acronyms(paper, short, long, shown) "
                      "VALUES (?, ?, ?, ?)", rows)

@@ -23,6 +23,7 @@ from db.index.inserts import (
 )
 from db.index.plan import Planned
 from db.index.rows import (
+    Prepared,
     collection_of,
     entries_of,
     entry_terms,
@@ -94,6 +95,8 @@ class Writer:
         self.affected: set[str] = set()
         self.new_entries: dict[str, Entry] = {}
         self.prepared: dict[str, tuple] = {}  # id -> the row of new_entries[id]
+        # id -> the acronyms of new_entries[id] (None: not found yet), for a streamed insert
+        self.found: dict[str, set | None] = {}
         self.first: dict[str, tuple[str, int, str]] = {}  # id -> first (file, position, collection)
         self.streamed: dict[str, Entry] = {}  # id -> the entry inserted by add()
         # ids found more than once (in two files, or twice in one): only their fields can come
@@ -137,19 +140,23 @@ class Writer:
             conn.execute("UPDATE papers SET collection=? WHERE first_file=? AND venue IS NULL",
                          (p.collection, path))
             return
-        self._add_entries(path, p.collection, p.entries or [], p.prepared or [], p.vocab)
+        self._add_entries(path, p.collection, p.entries or [], p.prepared or [], p.vocab,
+                          p.extras)
 
     def add_part(self, path: Path, collection: str, entries: list[Entry],
-                 prepared: tuple[list[tuple], Counter[str]]) -> None:
+                 prepared: Prepared) -> None:
         """Write the papers of one part of a large seed file (:mod:`db.seeds.chunks`; their
         positions those in the file) as soon as it is parsed, while the next parts are: for a
         streamed first build only; :meth:`add` of the whole file then writes its row."""
         self.parts[str(path)] = self.parts.get(str(path), 0) + 1
-        self._add_entries(str(path), collection, entries, prepared[0], prepared[1])
+        self._add_entries(str(path), collection, entries, *prepared)
 
     def _add_entries(self, path: str, collection: str, entries: list[Entry],
-                     prepared: list[tuple], vocab: Counter[str] | None) -> None:
-        """The sources, vocabulary and (streamed) papers of the entries of file ``path``."""
+                     prepared: list[tuple], vocab: Counter[str] | None,
+                     extras: list[tuple] | None = None) -> None:
+        """The sources, vocabulary and (streamed) papers of the entries of file ``path``;
+        ``prepared``, ``vocab`` and ``extras`` are those of :func:`db.index.rows.prepare_file`
+        (without ``extras``, the entries' sources JSON and acronyms are made here)."""
         conn = self.conn
         self.vocab.update(vocab or {})
         in_file: set[str] = set()
@@ -162,17 +169,20 @@ class Writer:
             else:
                 self.counted[e.id] = e
         rows, new = [], []
-        for e, ready in zip(entries, prepared, strict=True):
+        if not extras:
+            extras = [(meta_json(e), None) for e in entries]
+        for e, ready, (meta, found) in zip(entries, prepared, extras, strict=True):
             if e.id not in self.new_entries:
                 new.append(e.id)
             else:
                 self.repeated.add(e.id)
             if e.id not in self.new_entries or (e.rich and not self.new_entries[e.id].rich):
                 self.new_entries[e.id], self.prepared[e.id] = e, ready
+                self.found[e.id] = found
             here = (path, e.position, collection)
             if e.id not in self.first or here[:2] < self.first[e.id][:2]:
                 self.first[e.id] = here
-            rows.append((path, e.position, e.id, meta_json(e)))
+            rows.append((path, e.position, e.id, meta))
         conn.executemany("INSERT OR IGNORE INTO sources(file, position, paper_id, meta) "
                          "VALUES (?,?,?,?)", rows)
         self.affected.update(e.id for e in entries)
@@ -185,8 +195,10 @@ class Writer:
                 + (collection_of(self.new_entries[i], self.first[i][2]),) for i in new])
             index_new_rows(conn, last)
             # (rowids follow the inserts: max + 1 each)
-            acronyms.mine_new(conn, last, [(self.prepared[i][2], self.prepared[i][5])
-                                           for i in new])
+            acronyms.write_found(conn, (
+                (rowid, acronyms.of_paper(self.prepared[i][2], self.prepared[i][5])
+                 if self.found[i] is None else self.found[i])
+                for rowid, i in enumerate(new, start=last + 1)))
             self.streamed.update((i, self.new_entries[i]) for i in new)
 
     def finish(self, removed: list[str]) -> Changes:
