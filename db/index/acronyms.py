@@ -5,9 +5,10 @@ search (:mod:`db.search.acronyms`) uses to find either form when one is typed.
 Two tables, both derived:
 
 * ``paper_acronyms`` holds each paper's definitions (its title and abstract, mined by
-  :func:`definitions`), written with the paper (:func:`mine_new`, :func:`mine_again`) and
-  deleted with it (the trigger ``papers_acronyms_ad``), so a sync mines only the papers it
-  adds or changes;
+  :func:`definitions`), written with the paper (:func:`mine_new`, :func:`mine_again`; a first
+  build's are mined where the papers are parsed, :func:`of_paper`, and written by
+  :func:`write_found`) and deleted with it (the trigger ``papers_acronyms_ad``), so a sync
+  mines only the papers it adds or changes;
 * ``acronyms`` is their aggregate (:func:`aggregate`), whose rows of the short forms a sync's
   changes touched are made again (:func:`track`): one row per short form and long form (long
   forms counted together when they differ by plurals alone: "large language model" and "large
