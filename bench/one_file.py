@@ -62,21 +62,31 @@ def write_jsonl(path: Path, recs: list[dict]) -> None:
             fh.write(json.dumps(rec, ensure_ascii=False) + "\n")
 
 
-def write_layouts(work: Path, recs: list[dict], files: int) -> dict[str, Path]:
-    """The three seed folders: ``{label: folder}`` (kept as they are when ``work`` has them:
-    ``--keep`` of an earlier run)."""
-    one, many, text = work / "one", work / "many", work / "text"
-    layouts = {"one .jsonl.gz": one, f"{files} .jsonl.gz": many, f"{files} .txt": text}
-    if all(d.is_dir() for d in layouts.values()):
-        return layouts
-    for d in (one, many, text):
-        d.mkdir(parents=True)
-    write_jsonl(one / "papers.jsonl.gz", recs)
-    for i in range(files):
-        write_jsonl(many / f"part_{i:03d}.jsonl.gz", recs[i::files])
-    pairs = ((f"{r.get('venue') or 'Misc'} {r.get('year') or ''}".strip(),
-              " ".join(str(r.get("abstract") or "").split())) for r in recs)
-    corpus.write_seeds(text, pairs, files)
+def write_layouts(work: Path, recs: list[dict], files: int,
+                  names: tuple[str, ...] = ("one", "many", "text")) -> dict[str, Path]:
+    """The seed folders of the layouts ``names``: ``{label: folder}``; a folder ``work`` has
+    already (``--keep`` of an earlier run) is kept as it is. ``bare`` and ``onetext`` hold the
+    abstracts alone, as the text files do: one ``.jsonl.gz`` of ``{"abstract"}`` records and
+    one ``.txt`` file."""
+    layouts = {"one .jsonl.gz": work / "one", f"{files} .jsonl.gz": work / "many",
+               f"{files} .txt": work / "text", "one .jsonl.gz, abstracts only": work / "bare",
+               "one .txt": work / "onetext"}
+    pairs = [(f"{r.get('venue') or 'Misc'} {r.get('year') or ''}".strip(),
+              " ".join(str(r.get("abstract") or "").split())) for r in recs]
+    writers = {
+        "one": lambda d: write_jsonl(d / "papers.jsonl.gz", recs),
+        "many": lambda d: [write_jsonl(d / f"part_{i:03d}.jsonl.gz", recs[i::files])
+                           for i in range(files)],
+        "text": lambda d: corpus.write_seeds(d, iter(pairs), files),
+        "bare": lambda d: write_jsonl(d / "papers.jsonl.gz",
+                                      [{"abstract": text} for _, text in pairs]),
+        "onetext": lambda d: corpus.write_seeds(d, iter(pairs), 1),
+    }
+    layouts = {label: folder for label, folder in layouts.items() if folder.name in names}
+    for folder in layouts.values():
+        if not folder.is_dir():
+            folder.mkdir(parents=True)
+            writers[folder.name](folder)
     return layouts
 
 
@@ -101,19 +111,18 @@ def main() -> None:
     ap.add_argument("--keep", type=Path, help="write the seed folders here and keep them")
     ap.add_argument("--browser", action="store_true", help="time the browser's first build too")
     ap.add_argument("--layouts", default="one,many,text",
-                    help="which to time: one (.jsonl.gz), many (.jsonl.gz), text (the base)")
+                    help="which to time: one (.jsonl.gz), many (.jsonl.gz), text (the base), "
+                         "bare (one .jsonl.gz of the abstracts alone), onetext (one .txt)")
     a = ap.parse_args()
     work = a.keep or Path(tempfile.mkdtemp(prefix="papertray-bench-"))
     try:
         recs = records(a.corpus, a.papers)
-        layouts = write_layouts(work / "seeds", recs, a.files)
+        layouts = write_layouts(work / "seeds", recs, a.files, tuple(a.layouts.split(",")))
         data = work / "data"
 
         def fresh() -> None:
             shutil.rmtree(data, ignore_errors=True)
 
-        layouts = {label: folder for label, folder in layouts.items()
-                   if folder.name in a.layouts.split(",")}
         browser.DEADLINE_S = 900  # a first build of 87k abstracts, on a busy machine
         runs: dict[str, list[list[float]]] = {label: [[], []] for label in layouts}
         log = work / "shown.jsonl"

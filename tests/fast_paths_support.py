@@ -18,7 +18,8 @@ def _index(data: Path) -> dict[str, list[tuple]]:
         return {
             "papers": conn.execute(
                 "SELECT id, name, title, headline, abstract_source, abstract, body, urls, "
-                "code_url, collection, first_pos FROM papers ORDER BY id").fetchall(),
+                "code_url, collection, first_pos, authors, year, venue, details FROM papers "
+                "ORDER BY id").fetchall(),
             "sources": conn.execute("SELECT position, paper_id FROM sources "
                                     "ORDER BY paper_id, position").fetchall(),
             "vocab": conn.execute("SELECT term, df FROM vocab ORDER BY term").fetchall(),

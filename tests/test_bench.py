@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import json
 import subprocess
 import sys
@@ -127,6 +128,26 @@ def test_the_one_file_benchmark_times_each_layout(tmp_path: Path) -> None:
     assert "## first build of 300 abstracts (median of 1)" in out
     assert all(float(cell) > 0 for row in rows for cell in row[1:])  # every figure measured
     assert rows[2][2] == rows[2][4] == "1.00"  # (the base of the ratios)
+
+
+def test_the_one_file_benchmark_also_times_the_abstracts_alone(tmp_path: Path) -> None:
+    """``bare`` and ``onetext``: the same abstracts as the text files, without the records'
+    other fields, as one ``.jsonl.gz`` file and as one text file."""
+    work = tmp_path / "work"
+    out = subprocess.run([sys.executable, str(REPO / "bench" / "one_file.py"), "--papers", "300",
+                          "--repeat", "1", "--layouts", "bare,onetext,text", "--keep", str(work)],
+                         capture_output=True, text=True, timeout=300, check=True).stdout
+    rows = [[cell.strip() for cell in line.split("|")[1:-1]] for line in out.splitlines()
+            if line.startswith("| ") and "seed files" not in line]
+    assert [row[0] for row in rows] == ["50 .txt", "one .jsonl.gz, abstracts only", "one .txt"]
+    assert not (work / "seeds" / "one").exists()  # (a layout not asked for is not written)
+    with gzip.open(work / "seeds" / "bare" / "papers.jsonl.gz", "rt", encoding="utf-8") as fh:
+        bare = [json.loads(line) for line in fh]
+    assert len(bare) == 300 and all(list(r) == ["abstract"] for r in bare)
+    [one_text] = (work / "seeds" / "onetext").iterdir()
+    paragraphs = one_text.read_text(encoding="utf-8").strip().split("\n\n")
+    assert paragraphs[1:] == [r["abstract"] for r in bare]  # (after the header line)
+    assert all(float(cell) > 0 for row in rows for cell in row[1:])
 
 
 def test_the_catalogue_benchmark_prints_its_table(tmp_path: Path) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 import sqlite3
 import time
@@ -9,19 +10,27 @@ from pathlib import Path
 
 import pytest
 
+import db.index.inserts
 import db.index.sync
 import db.index.write
 import db.seeds.parallel
 import db.store.sqlite
 from db import Library
 from db.index.sync import SyncCancelled
-from tests.db_support import FILE_A, FILE_B, REPO, all_hits, copy_seeds
+from tests.db_support import DATA, FILE_A, FILE_B, REPO, all_hits, copy_seeds
 from tests.fast_paths_support import _index, _synced
+
+
+def _bulk_min_rows(monkeypatch, rows: int) -> None:
+    """New papers from which a sync loads them in bulk (a first build) and indexes them by one
+    statement (db.index.inserts): both thresholds are the one constant."""
+    monkeypatch.setattr(db.index.write, "BULK_MIN_ROWS", rows)
+    monkeypatch.setattr(db.index.inserts, "BULK_MIN_ROWS", rows)
 
 
 def test_bulk_load_indexes_every_paper_and_keeps_the_trigger(seeds_copy, tmp_path, plain,
                                                              monkeypatch):
-    monkeypatch.setattr(db.index.write, "BULK_MIN_ROWS", 1)
+    _bulk_min_rows(monkeypatch, 1)
     data = tmp_path / "bulk"
     with _synced(seeds_copy, data) as lib:
         assert lib.fts_ok()
@@ -30,7 +39,7 @@ def test_bulk_load_indexes_every_paper_and_keeps_the_trigger(seeds_copy, tmp_pat
         extra = seeds_copy / "zz_extra.txt"
         extra.write_text("ICML 2025 Papers\n\nWe propose Quokkaformer, a marsupial model.\n",
                          encoding="utf-8")
-        monkeypatch.setattr(db.index.write, "BULK_MIN_ROWS", 200)
+        _bulk_min_rows(monkeypatch, 200)
         assert lib.sync().added == 1
         assert [h.name for h in all_hits(lib, "marsupial")] == ["Quokkaformer"]
         assert lib.fts_ok()
@@ -46,7 +55,7 @@ def test_bulk_load_indexes_every_paper_and_keeps_the_trigger(seeds_copy, tmp_pat
 
 
 def test_a_first_build_leaves_no_free_pages(tmp_path, monkeypatch):
-    monkeypatch.setattr(db.index.write, "BULK_MIN_ROWS", 1)
+    _bulk_min_rows(monkeypatch, 1)
     seeds = copy_seeds(tmp_path / "seeds", REPO / "seeds" / FILE_A, REPO / "seeds" / FILE_B)
     _synced(seeds, tmp_path / "data").close()
     conn = sqlite3.connect(tmp_path / "data" / "index.sqlite")
@@ -73,14 +82,14 @@ def test_a_bulk_first_build_of_odd_and_structured_seeds_equals_the_plain_one(
     is parsed) writes what the plain path writes: the same abstract in two files and in a JSON
     record counted once in the vocabulary, the JSON record's fields winning (written over the
     text seed's, which came first), every index there afterwards."""
-    from tests.db_support import DATA, ODD_SEEDS
+    from tests.db_support import ODD_SEEDS
 
     seeds = copy_seeds(tmp_path / "seeds", REPO / "seeds", ODD_SEEDS)
     for sample in ("icml_sample.json", "icml_sample.csv"):
         shutil.copy(DATA / "formats" / sample, seeds / sample)
     monkeypatch.setattr(db.index.sync, "STREAM_MIN_BYTES", 10**12)
     _synced(seeds, tmp_path / "plain").close()
-    monkeypatch.setattr(db.index.write, "BULK_MIN_ROWS", 1)
+    _bulk_min_rows(monkeypatch, 1)
     if stream:
         monkeypatch.setattr(db.index.sync, "STREAM_MIN_BYTES", 0)
     streamed = []
@@ -116,7 +125,7 @@ def test_a_bulk_first_build_of_odd_and_structured_seeds_equals_the_plain_one(
 
 
 def test_the_unique_paper_index_is_back_after_a_bulk_build(tmp_path, monkeypatch):
-    monkeypatch.setattr(db.index.write, "BULK_MIN_ROWS", 1)
+    _bulk_min_rows(monkeypatch, 1)
     _synced(copy_seeds(tmp_path / "seeds"), tmp_path / "data").close()
     conn = sqlite3.connect(tmp_path / "data" / "index.sqlite")
     row = conn.execute("SELECT * FROM papers LIMIT 1").fetchone()
@@ -208,3 +217,40 @@ def test_a_sync_leaves_the_marks_file_free_to_write(seeds_copy, tmp_path, monkey
         assert _marks_lock_free(data)
         lib.set_status([all_hits(lib, "learning")[0].id], "read")
         assert lib.counts()["read"] == 1
+
+
+@pytest.mark.parametrize("sample", ["formats/icml_sample.json", "formats/icml_sample.jsonl",
+                                    "formats/icml_sample.bib", "formats/icml_sample.csv",
+                                    "fields/paperlists_sample.json"])
+def test_a_record_found_once_keeps_its_own_fields(sample):
+    """A first build looks up the fields of the papers found more than once alone (db.index.write):
+    a record's own fields, as ``sources.meta`` stores them, give back the same entry."""
+    from db.index.rows import meta_json, with_fields
+    from db.seeds.read import parse_file
+
+    path = DATA / sample
+    _collection, entries = parse_file(path, path.read_bytes())
+    rich = [e for e in entries if e.rich]
+    assert len(rich) == len(entries) >= 2
+    assert any(e.authors and e.year and e.venue for e in rich)
+    for e in rich:
+        assert with_fields(e, json.loads(meta_json(e))) == e
+
+
+def test_a_files_records_are_encoded_and_mined_where_they_are_parsed():
+    """prepare_file (run in the parse workers) gives each entry's sources JSON and acronym
+    definitions, which a streamed first build writes as they are."""
+    from db.index.acronyms import of_paper
+    from db.index.rows import meta_json, prepare_file
+    from db.seeds.read import parse_file
+
+    path = DATA / "formats" / "icml_sample.jsonl"
+    _collection, entries = parse_file(path, path.read_bytes())
+    rows, _vocab, extras = prepare_file(entries)
+    assert [meta for meta, _ in extras] == [meta_json(e) for e in entries]
+    assert json.loads(extras[0][0])["title"].startswith("C-3PO: Compact Plug-and-Play Proxy")
+    assert extras[0][1] == {("rag", "retrieval augmented generation",
+                             "retrieval augmented generation"),
+                            ("llm", "large language models", "large language models")}
+    assert extras[1][1] == set()
+    assert [found for _, found in extras] == [of_paper(r[2], r[5]) for r in rows]

@@ -185,7 +185,7 @@ def test_a_file_vocabulary_counts_each_paper_once_with_its_terms():
     f = next(SHIPPED_SEEDS.glob("*.txt"))
     entries = parse_file(f, f.read_bytes())[1]
     entries = entries + entries[:3]  # the same abstracts twice in one file
-    rows, vocab = db.index.rows.prepare_file(entries)
+    rows, vocab, extras = db.index.rows.prepare_file(entries)
     expected: Counter[str] = Counter()
     for e in {e.id: e for e in entries}.values():
         expected.update(db.index.rows.entry_terms(e))
@@ -193,6 +193,7 @@ def test_a_file_vocabulary_counts_each_paper_once_with_its_terms():
     assert vocab["learning"] == sum("learning" in db.index.rows.entry_terms(e)
                                     for e in {e.id: e for e in entries}.values()) > 3
     assert rows == [db.index.rows.paper_row(e) for e in entries]
+    assert [meta for meta, _ in extras] == [None] * len(entries)  # (text seeds: no fields)
 
 
 def test_an_entry_survives_pickling_whole():

@@ -39,7 +39,7 @@ def test_interrupted_sync_leaves_the_previous_index_whole(library, seeds_copy, m
     def crash(*args, **kwargs):
         raise RuntimeError("power cut in the middle of the write")
 
-    monkeypatch.setattr(db.index.write, "_update_vocab", crash)  # the last step of apply_changes
+    monkeypatch.setattr(db.index.write, "update_vocab", crash)  # the last step of apply_changes
     with pytest.raises(RuntimeError, match="power cut"):
         library.sync()
 

@@ -5,9 +5,10 @@ search (:mod:`db.search.acronyms`) uses to find either form when one is typed.
 Two tables, both derived:
 
 * ``paper_acronyms`` holds each paper's definitions (its title and abstract, mined by
-  :func:`definitions`), written with the paper (:func:`mine_new`, :func:`mine_again`) and
-  deleted with it (the trigger ``papers_acronyms_ad``), so a sync mines only the papers it
-  adds or changes;
+  :func:`definitions`), written with the paper (:func:`mine_new`, :func:`mine_again`; a first
+  build's are mined where the papers are parsed, :func:`of_paper`, and written by
+  :func:`write_found`) and deleted with it (the trigger ``papers_acronyms_ad``), so a sync
+  mines only the papers it adds or changes;
 * ``acronyms`` is their aggregate (:func:`aggregate`), whose rows of the short forms a sync's
   changes touched are made again (:func:`track`): one row per short form and long form (long
   forms counted together when they differ by plurals alone: "large language model" and "large
@@ -222,13 +223,24 @@ def _mine(conn: sqlite3.Connection, where: str, params) -> None:
                               params).fetchall())
 
 
+def of_paper(title: str | None, abstract: str) -> set[tuple[str, str, str]]:
+    """The :func:`definitions` of a paper: its abstract's and its title's."""
+    pairs = definitions(abstract)
+    if title and "(" in title:
+        pairs |= definitions(title)
+    return pairs
+
+
 def _write(conn: sqlite3.Connection, papers) -> None:
     """Write the definitions of ``papers``, ``(rowid, title, abstract)`` each."""
+    write_found(conn, ((rowid, of_paper(title, abstract)) for rowid, title, abstract in papers))
+
+
+def write_found(conn: sqlite3.Connection, papers) -> None:
+    """Write definitions found already: ``(rowid, of_paper(title, abstract))`` of each paper
+    (:func:`db.index.rows.prepare_file` finds them where the papers are parsed)."""
     rows = []
-    for rowid, title, abstract in papers:
-        pairs = definitions(abstract)
-        if title and "(" in title:
-            pairs |= definitions(title)
+    for rowid, pairs in papers:
         rows += [(rowid, *p) for p in pairs]
     conn.executemany("INSERT OR IGNORE INTO paper_acronyms(paper, short, long, shown) "
                      "VALUES (?, ?, ?, ?)", rows)

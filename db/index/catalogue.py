@@ -119,7 +119,7 @@ class Held:
             merged += found
             # the fields an abstract without this catalogue as a source has in the index now
             before.update(_fields(conn, {pid for _, pid in found} - before.keys() - new))
-            p.prepared, p.vocab = prepare_file(p.entries)
+            p.prepared, p.vocab, p.extras = prepare_file(p.entries)
             conn.execute("DELETE FROM catalogue WHERE file=?", (str(p.path),))
             conn.executemany(
                 "INSERT OR REPLACE INTO catalogue(file, position, outcome, meta) VALUES (?,?,?,?)",

@@ -46,6 +46,7 @@ class Planned:
     entries: list[Entry] | None = None
     prepared: list[tuple] | None = None  # prepare_file(entries)[0]
     vocab: Counter[str] | None = None  # prepare_file(entries)[1]
+    extras: list[tuple] | None = None  # prepare_file(entries)[2]
 
 
 def _display_names(files: list[Path]) -> dict[Path, str]:
@@ -113,7 +114,7 @@ def plan_changes(conn: sqlite3.Connection, seed_paths: list[Path], force: bool =
         for (at, planned), result in zip(to_parse, parsed, strict=True):
             (planned.collection, planned.entries, planned.status, planned.reason,
              prepared) = result
-            planned.prepared, planned.vocab = prepared or ([], Counter())
+            planned.prepared, planned.vocab, planned.extras = prepared or ([], Counter(), [])
             old = known.get(str(planned.path))
             if planned.status == "error" and old and old[5]:
                 # it loaded before and cannot be read now (junk copied over it, a save or a
@@ -172,9 +173,9 @@ class _Tally:
         self.progress(self.papers, total)
 
 
-def _unjoined(parts: list) -> tuple[list, Counter[str]]:
+def _unjoined(parts: list) -> tuple[list, Counter[str], list]:
     """No ``prepared`` for a file whose parts were written one by one (``on_part``)."""
-    return [], Counter()
+    return [], Counter(), []
 
 
 #: Said of a seed file that loaded before and cannot be read now (its papers are kept).

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from dataclasses import replace
 from itertools import chain
 
+from db.index.acronyms import of_paper
 from db.seeds.entry import DETAILS, Entry
 from db.text import NOT_WORD_BYTES, WORD_RE, fold, non_ascii_pieces, search_form
 
@@ -52,13 +53,21 @@ def prepare(e: Entry) -> tuple:
     return paper_row(e)
 
 
-def prepare_file(entries: list[Entry]) -> tuple[list[tuple], Counter[str]]:
-    """:func:`prepare` of each entry, and the file's vocabulary: term → papers of this file
-    that have it (a paper twice in the file counts once).
+#: What the index needs of a file's entries (:func:`prepare_file`): ``(rows, vocab, extras)``,
+#: the :func:`paper_row` of each entry, term → papers of the file that have it, and for each
+#: entry ``(meta, acronyms)``: its :func:`meta_json` and :func:`db.index.acronyms.of_paper`.
+Prepared = tuple[list[tuple], Counter[str], list[tuple[str | None, set[tuple[str, str, str]]]]]
 
-    Runs where the entries were parsed (a worker process on a large sync, see db.seeds.parallel), so
-    that the calling process adds up ~50 counters (~25,000 words each) instead of counting
-    every paper's ~110 words (12 µs a paper).
+
+def prepare_file(entries: list[Entry]) -> Prepared:
+    """:func:`prepare` of each entry, the file's vocabulary (term → papers of this file that
+    have it; a paper twice in the file counts once), and each entry's sources JSON and acronym
+    definitions (:data:`Prepared`).
+
+    Runs where the entries were parsed (a worker process on a large sync, see db.seeds.parallel),
+    so that the calling process, which writes every paper, adds up ~50 counters (~25,000 words
+    each) instead of counting every paper's ~110 words (12 µs a paper), and neither encodes a
+    record's fields nor mines its acronyms.
     """
     rows = [paper_row(e) for e in entries]
     seen: set[str] = set()
@@ -71,18 +80,22 @@ def prepare_file(entries: list[Entry]) -> tuple[list[tuple], Counter[str]]:
 
     vocab: Counter[str] = Counter()
     vocab.update(chain.from_iterable(terms()))  # (one call: counted in C)
-    return rows, vocab
+    # (PAPER_COLUMNS' order: title, then abstract as the index stores it)
+    extras = [(meta_json(e), of_paper(row[2], row[5]))
+              for e, row in zip(entries, rows, strict=True)]
+    return rows, vocab, extras
 
 
-def join_prepared(parts: list[tuple[list[Entry], tuple[list[tuple], Counter[str]]]]
-                  ) -> tuple[list[tuple], Counter[str]]:
+def join_prepared(parts: list[tuple[list[Entry], Prepared]]) -> Prepared:
     """:func:`prepare_file` of a whole file from that of its parts (``(entries, prepared)``
-    each, in order; db.seeds.chunks): the rows one after the other, the vocabularies summed,
-    and a paper found in two parts counted once, as :func:`prepare_file` counts it."""
+    each, in order; db.seeds.chunks): the rows and extras one after the other, the
+    vocabularies summed, and a paper found in two parts counted once, as :func:`prepare_file`
+    counts it."""
     rows: list[tuple] = []
     vocab: Counter[str] = Counter()
+    extras: list = []
     seen: set[str] = set()
-    for entries, (part_rows, part_vocab) in parts:
+    for entries, (part_rows, part_vocab, part_extras) in parts:
         vocab.update(part_vocab)
         in_part: set[str] = set()
         for e, row in zip(entries, part_rows, strict=True):
@@ -91,7 +104,8 @@ def join_prepared(parts: list[tuple[list[Entry], tuple[list[tuple], Counter[str]
             in_part.add(e.id)
         seen |= in_part
         rows += part_rows
-    return rows, +vocab
+        extras += part_extras
+    return rows, +vocab, extras
 
 
 def paper_row(e: Entry) -> tuple:
@@ -158,13 +172,27 @@ def meta_json(entry: Entry) -> str | None:
                       ensure_ascii=False)
 
 
-def fields_of(conn: sqlite3.Connection, every: bool = False) -> dict[str, dict]:
-    """Affected paper id → the fields of its first structured source (file path, position).
-    ``every``: every paper is affected (a first build), temp.affected is not filled."""
+def fields_of(conn: sqlite3.Connection, only: set[str] | None = None) -> dict[str, dict]:
+    """Paper id → the fields (:func:`meta_json`'s, decoded) of its first structured source
+    (file path, position), for the papers in ``temp.affected``, or with ``only`` for those ids
+    (a first build: the papers with more than one source, 500 ids a query)."""
+    if only is None:
+        return _first_meta(conn.execute(
+            "SELECT paper_id, meta FROM sources WHERE meta IS NOT NULL AND paper_id IN "
+            "(SELECT id FROM temp.affected) ORDER BY file, position"))
+    ids, found = sorted(only), {}
+    for at in range(0, len(ids), 500):
+        chunk = ids[at:at + 500]
+        found.update(_first_meta(conn.execute(
+            "SELECT paper_id, meta FROM sources WHERE meta IS NOT NULL AND paper_id IN "
+            f"({','.join('?' * len(chunk))}) ORDER BY file, position", chunk)))
+    return found
+
+
+def _first_meta(rows) -> dict[str, dict]:
+    """The first ``meta`` of each paper among ``(paper_id, meta)`` rows, decoded."""
     found: dict[str, str] = {}
-    for paper_id, meta in conn.execute(
-            "SELECT paper_id, meta FROM sources WHERE meta IS NOT NULL AND (? OR paper_id IN "
-            "(SELECT id FROM temp.affected)) ORDER BY file, position", (every,)):
+    for paper_id, meta in rows:
         found.setdefault(paper_id, meta)
     return {k: json.loads(v) for k, v in found.items()}
 

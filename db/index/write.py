@@ -11,9 +11,19 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from db.index import acronyms, health, names
+from db.index.inserts import (
+    BULK_FTS_HASH_BYTES,
+    BULK_MIN_ROWS,
+    FTS_HASH_BYTES,
+    INSERT_PAPER,
+    fts_config,
+    index_new_rows,
+    insert_papers,
+    update_vocab,
+)
 from db.index.plan import Planned
 from db.index.rows import (
-    PAPER_COLUMNS,
+    Prepared,
     collection_of,
     entries_of,
     entry_terms,
@@ -79,14 +89,19 @@ class Writer:
                 conn.execute(f"DROP INDEX IF EXISTS {name}")
         if self.stream:
             conn.execute("DROP TRIGGER papers_ai")  # (indexed by one statement per file)
-            _fts_config(conn, "hashsize", BULK_FTS_HASH_BYTES)
+            fts_config(conn, "hashsize", BULK_FTS_HASH_BYTES)
         self.stored = {r[0]: r[1] for r in conn.execute("SELECT path, sha256 FROM files")}
         acronyms.track(conn)
         self.affected: set[str] = set()
         self.new_entries: dict[str, Entry] = {}
         self.prepared: dict[str, tuple] = {}  # id -> the row of new_entries[id]
+        # id -> the acronyms of new_entries[id] (None: not found yet), for a streamed insert
+        self.found: dict[str, set | None] = {}
         self.first: dict[str, tuple[str, int, str]] = {}  # id -> first (file, position, collection)
         self.streamed: dict[str, Entry] = {}  # id -> the entry inserted by add()
+        # ids found more than once (in two files, or twice in one): only their fields can come
+        # from another record than the entry kept (finish() reads them for these papers alone)
+        self.repeated: set[str] = set()
         # the files' vocabularies (each counts a paper once), summed: a paper in two files is
         # counted twice, and taken out again here; counted[id] is the entry whose words are in
         # the sum (its terms are computed again only where they are taken out or replaced)
@@ -125,19 +140,23 @@ class Writer:
             conn.execute("UPDATE papers SET collection=? WHERE first_file=? AND venue IS NULL",
                          (p.collection, path))
             return
-        self._add_entries(path, p.collection, p.entries or [], p.prepared or [], p.vocab)
+        self._add_entries(path, p.collection, p.entries or [], p.prepared or [], p.vocab,
+                          p.extras)
 
     def add_part(self, path: Path, collection: str, entries: list[Entry],
-                 prepared: tuple[list[tuple], Counter[str]]) -> None:
+                 prepared: Prepared) -> None:
         """Write the papers of one part of a large seed file (:mod:`db.seeds.chunks`; their
         positions those in the file) as soon as it is parsed, while the next parts are: for a
         streamed first build only; :meth:`add` of the whole file then writes its row."""
         self.parts[str(path)] = self.parts.get(str(path), 0) + 1
-        self._add_entries(str(path), collection, entries, prepared[0], prepared[1])
+        self._add_entries(str(path), collection, entries, *prepared)
 
     def _add_entries(self, path: str, collection: str, entries: list[Entry],
-                     prepared: list[tuple], vocab: Counter[str] | None) -> None:
-        """The sources, vocabulary and (streamed) papers of the entries of file ``path``."""
+                     prepared: list[tuple], vocab: Counter[str] | None,
+                     extras: list[tuple] | None = None) -> None:
+        """The sources, vocabulary and (streamed) papers of the entries of file ``path``;
+        ``prepared``, ``vocab`` and ``extras`` are those of :func:`db.index.rows.prepare_file`
+        (without ``extras``, the entries' sources JSON and acronyms are made here)."""
         conn = self.conn
         self.vocab.update(vocab or {})
         in_file: set[str] = set()
@@ -150,15 +169,20 @@ class Writer:
             else:
                 self.counted[e.id] = e
         rows, new = [], []
-        for e, ready in zip(entries, prepared, strict=True):
+        if not extras:
+            extras = [(meta_json(e), None) for e in entries]
+        for e, ready, (meta, found) in zip(entries, prepared, extras, strict=True):
             if e.id not in self.new_entries:
                 new.append(e.id)
+            else:
+                self.repeated.add(e.id)
             if e.id not in self.new_entries or (e.rich and not self.new_entries[e.id].rich):
                 self.new_entries[e.id], self.prepared[e.id] = e, ready
+                self.found[e.id] = found
             here = (path, e.position, collection)
             if e.id not in self.first or here[:2] < self.first[e.id][:2]:
                 self.first[e.id] = here
-            rows.append((path, e.position, e.id, meta_json(e)))
+            rows.append((path, e.position, e.id, meta))
         conn.executemany("INSERT OR IGNORE INTO sources(file, position, paper_id, meta) "
                          "VALUES (?,?,?,?)", rows)
         self.affected.update(e.id for e in entries)
@@ -166,13 +190,15 @@ class Writer:
             # files come in seed order: a paper's first source is the first one seen; a later
             # structured source of it is applied by finish()
             last = conn.execute("SELECT coalesce(max(rowid), 0) FROM papers").fetchone()[0]
-            conn.executemany(_INSERT_PAPER, [
+            conn.executemany(INSERT_PAPER, [
                 self.prepared[i] + self.first[i][:2]
                 + (collection_of(self.new_entries[i], self.first[i][2]),) for i in new])
-            _index_new_rows(conn, last)
+            index_new_rows(conn, last)
             # (rowids follow the inserts: max + 1 each)
-            acronyms.mine_new(conn, last, [(self.prepared[i][2], self.prepared[i][5])
-                                           for i in new])
+            acronyms.write_found(conn, (
+                (rowid, acronyms.of_paper(self.prepared[i][2], self.prepared[i][5])
+                 if self.found[i] is None else self.found[i])
+                for rowid, i in enumerate(new, start=last + 1)))
             self.streamed.update((i, self.new_entries[i]) for i in new)
 
     def finish(self, removed: list[str]) -> Changes:
@@ -191,15 +217,15 @@ class Writer:
         counts = (self.report.added, self.report.removed, self.report.changed)
         if self.stream:  # every paper is in: the indexes serve the updates that follow
             conn.execute(PAPERS_AI_TRIGGER)
-            _fts_config(conn, "hashsize", FTS_HASH_BYTES)
+            fts_config(conn, "hashsize", FTS_HASH_BYTES)
             for sql in BULK_INDEXES.values():
                 conn.execute(sql)
         if self.affected:
             added_ids = _apply_papers(conn, self.affected, self.new_entries, self.prepared,
                                       self.first, self.report, self.vocab, self.counted,
-                                      self.bulk, self.streamed)
+                                      self.bulk, self.streamed, self.repeated)
         else:
-            _update_vocab(conn, self.vocab)
+            update_vocab(conn, self.vocab)
         if self.bulk and not self.stream:
             for sql in BULK_INDEXES.values():
                 conn.execute(sql)
@@ -235,7 +261,7 @@ def _apply_papers(conn: sqlite3.Connection, affected: set[str], new_entries: dic
                   prepared: dict[str, tuple],
                   first: dict[str, tuple[str, int, str]], report: SyncReport,
                   vocab: Counter[str], counted: dict[str, Entry], bulk: bool,
-                  streamed: dict[str, Entry]) -> list[str]:
+                  streamed: dict[str, Entry], repeated: set[str]) -> list[str]:
     """Insert, update and delete the papers of changed sources. ``vocab`` holds the words of
     the entries in ``counted`` (id → entry); it is corrected to the papers really added.
     ``streamed``: papers a first build inserted already (id → the entry inserted)."""
@@ -258,7 +284,9 @@ def _apply_papers(conn: sqlite3.Connection, affected: set[str], new_entries: dic
     report.removed += len(gone)
     # a paper's title, authors, year, venue and links come from its first structured source in
     # seed order (file path, then position), whichever files changed; a text seed has none
-    fields = fields_of(conn, every=bulk)
+    # (in a first build, a paper found once has its own record's fields already: with_fields()
+    # of them gives the same entry, so only the papers found more than once are looked up)
+    fields = fields_of(conn, repeated if bulk else None)
     for i, e in new_entries.items():
         if i in fields:
             enriched = with_fields(e, fields[i])
@@ -267,7 +295,7 @@ def _apply_papers(conn: sqlite3.Connection, affected: set[str], new_entries: dic
     added = [e for i, e in new_entries.items() if i not in existing]
     rows = [prepared[e.id] + first[e.id][:2] + (collection_of(e, first[e.id][2]),)
             for e in added if e.id not in streamed]
-    _insert_papers(conn, rows)
+    insert_papers(conn, rows)
     for i, e in counted.items():  # words counted of an entry that is not what was added
         if i in existing:
             vocab.subtract(entry_terms(e))
@@ -313,7 +341,7 @@ def _apply_papers(conn: sqlite3.Connection, affected: set[str], new_entries: dic
         "THEN trim(venue || ' ' || coalesce(year, '')) ELSE coalesce((SELECT f.collection "
         "FROM files f WHERE f.path = papers.first_file), '') END "
         "WHERE id IN (SELECT id FROM temp.affected)")
-    _update_vocab(conn, vocab)
+    update_vocab(conn, vocab)
     return [e.id for e in added]
 
 
@@ -331,69 +359,3 @@ def _update_papers(conn: sqlite3.Connection, entries: list[Entry]) -> int:
         [(*row[1:], row[0], row[13], row[2], row[3], row[5], *row[7:13])
          for row in map(paper_row, entries)])
     return max(cur.rowcount, 0)
-
-
-#: New papers from which the FTS rows are written by one statement instead of a trigger each.
-BULK_MIN_ROWS = 200
-
-
-_INSERT_PAPER = (f"INSERT INTO papers({', '.join(PAPER_COLUMNS)}, first_file, first_pos, "
-                 f"collection) VALUES ({', '.join('?' * (len(PAPER_COLUMNS) + 3))})")
-
-
-def _insert_papers(conn: sqlite3.Connection, rows: list[tuple]) -> None:
-    """Insert new papers, index them and mine their acronyms (:mod:`db.index.acronyms`).
-
-    The per-row FTS trigger costs twice the insert itself (10,000 abstracts: 0.9 s against
-    0.4 s for the same rows and one ``INSERT INTO papers_fts ... SELECT``), so many new rows go
-    in with the trigger dropped (inside this transaction: no other connection ever sees the
-    index without it) and are indexed by one statement. New rowids are all above the old maximum.
-    """
-    if not rows:
-        return
-    last = conn.execute("SELECT coalesce(max(rowid), 0) FROM papers").fetchone()[0]
-    if len(rows) < BULK_MIN_ROWS:
-        conn.executemany(_INSERT_PAPER, rows)
-    else:
-        conn.execute("DROP TRIGGER IF EXISTS papers_ai")
-        conn.executemany(_INSERT_PAPER, rows)
-        conn.execute(PAPERS_AI_TRIGGER)
-        _index_new_rows(conn, last)
-    acronyms.mine_new(conn, last, [(r[2], r[5]) for r in rows])  # (PAPER_COLUMNS' order)
-
-
-#: FTS5's buffer of new terms (its ``hashsize``), default and during a first build: each time
-#: it fills, FTS5 writes a segment, and segments are merged as they pile up. 87k abstracts:
-#: 2.6 s of CPU to index them with a 64 MiB buffer, 3.2 s with the default 1 MiB; the buffer
-#: is memory for the sync's time only (set back before the commit).
-FTS_HASH_BYTES = 1024 * 1024
-
-
-BULK_FTS_HASH_BYTES = 64 * 1024 * 1024
-
-
-def _fts_config(conn: sqlite3.Connection, name: str, value: int) -> None:
-    """Set an FTS5 configuration option of the index (kept in the index, in the transaction)."""
-    conn.execute("INSERT INTO papers_fts(papers_fts, rank) VALUES (?, ?)", (name, value))
-
-
-def _index_new_rows(conn: sqlite3.Connection, last: int) -> None:
-    """Index the papers of rowid above ``last`` in the FTS table, by one statement."""
-    fts = ", ".join(r[1] for r in conn.execute("PRAGMA table_info(papers_fts)"))
-    conn.execute(f"INSERT INTO papers_fts(rowid, {fts}) SELECT rowid, {fts} FROM papers_search "
-                 "WHERE rowid > ?", (last,))
-
-
-def _update_vocab(conn: sqlite3.Connection, delta: Counter[str]) -> None:
-    """Add ``delta`` (term → change of its document frequency) to the vocabulary."""
-    if not conn.execute("SELECT 1 FROM vocab LIMIT 1").fetchone():  # a first build
-        # plain inserts in key order: no conflict to look for, each row appended to the
-        # B-tree (87k abstracts: ~90,000 terms in 0.06 s instead of 0.16)
-        conn.executemany("INSERT INTO vocab(term, df) VALUES (?, ?)",
-                         sorted((t, n) for t, n in delta.items() if n > 0))
-        return
-    rows = [(t, n) for t, n in delta.items() if n]
-    conn.executemany(
-        "INSERT INTO vocab(term, df) VALUES (?, ?) "
-        "ON CONFLICT(term) DO UPDATE SET df = df + excluded.df", rows)
-    conn.execute("DELETE FROM vocab WHERE df <= 0")

@@ -14,18 +14,14 @@ abstract in a text seed and here is one paper. A record with a title and no abst
 from __future__ import annotations
 
 import csv
-import gzip
 import hashlib
 import io
 import json
 import re
-import zlib
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import replace
 
 from db.seeds.bibtex import bib_records, unbrace
-from db.seeds.decode import DecodeError, decode
 from db.seeds.entry import (
     LINK_KINDS,
     Entry,
@@ -35,53 +31,10 @@ from db.seeds.entry import (
     listed,
     web_address,
 )
-from db.text import clean, normalize
-
-#: gzip-compressed seed files are read up to this many bytes once expanded (a guard against a
-#: "zip bomb"; the 87,409-abstract corpus is 120 MB expanded).
-MAX_EXPANDED_BYTES = 1 << 30
-#: ... and the first this many bytes expanded are looked at first (binary junk is refused then)
-_HEAD_BYTES = 1 << 16
+from db.text import normalize, one_line
 
 _BIB_START_RE = re.compile(r"\s*(%[^\n]*\n\s*)*@[A-Za-z]+\s*[{(]")
 _LIST_KEYS = ("papers", "hits", "data", "items", "records", "entries", "results", "notes")
-
-
-def gunzip(data: bytes, lines: bool = False) -> tuple[bytes, str]:
-    """The expanded bytes of a gzip file, and a note ("" when whole). Raises :class:`SeedError`
-    when it is damaged or huge.
-
-    With ``lines`` (JSON Lines), a file cut short (a download stopped mid-stream) gives its
-    complete lines and a note saying so, so that the papers before the cut still load.
-    """
-    note = ""
-    try:
-        with gzip.GzipFile(fileobj=io.BytesIO(data)) as fh:
-            # binary from its start (a "bomb" of zeros): refused before it is expanded whole
-            head = fh.peek(_HEAD_BYTES)[:_HEAD_BYTES]
-            decode(head[:len(head) & ~1], raw=True)  # (even: UTF-16 is read by pairs)
-            out = fh.read(MAX_EXPANDED_BYTES + 1)
-    except DecodeError as exc:
-        raise SeedError("error", str(exc)) from None
-    except (OSError, EOFError) as exc:
-        out = _gunzip_start(data) if lines and isinstance(exc, EOFError) else b""
-        if b"\n" not in out:
-            raise SeedError("error", f"not a readable gzip file ({exc})") from None
-        out = out[:out.rindex(b"\n") + 1]
-        read = out.count(b"\n")
-        note = f"the gzip file is cut short: its first {read} lines read"
-    if len(out) > MAX_EXPANDED_BYTES:
-        raise SeedError("error", f"expands to more than {MAX_EXPANDED_BYTES >> 20} MiB")
-    return out, note
-
-
-def _gunzip_start(data: bytes) -> bytes:
-    """What a gzip stream that ends too early expands to, up to where it ends."""
-    inflate = zlib.decompressobj(wbits=31)
-    try:
-        return inflate.decompress(data, MAX_EXPANDED_BYTES + 1)
-    except zlib.error:
-        return b""
 
 
 def kind_of(name: str, text: str) -> str:
@@ -158,7 +111,9 @@ def parse(kind: str, text: str, fallback_label: str,
     if not entries:
         raise SeedError("empty", "no record with a title or an abstract")
     collection = file_collection(entries, fallback_label)
-    return collection, [replace(e, collection=collection) for e in entries]
+    for e in entries:  # (made here and held by no one else: set in place, not copied)
+        object.__setattr__(e, "collection", collection)
+    return collection, entries
 
 
 def file_collection(entries: list[Entry], fallback_label: str) -> str:
@@ -260,18 +215,31 @@ def _header_delimiter(text: str) -> str | None:
 # -- one record to an entry -------------------------------------------------------------------
 
 def _field(record: dict, *names: str) -> object | None:
-    for name in names:
-        for key in (name, name.capitalize(), name.upper()):
-            value = record.get(key)
-            if value not in (None, "", []):
-                return value
+    """The first value of ``names`` the record gives (each as written, Capitalized or in
+    CAPITALS, in that order) that is not null, empty text or an empty list."""
+    spellings = _SPELLINGS.get(names)
+    if spellings is None:
+        keys = tuple(k for n in names for k in (n, n.capitalize(), n.upper()))
+        spellings = _SPELLINGS[names] = (frozenset(keys), keys)
+    if spellings[0].isdisjoint(record):  # (most fields asked for are not in a record)
+        return None
+    for key in spellings[1]:
+        value = record.get(key)
+        if value not in (None, "", []):
+            return value
     return None
 
 
+#: field names asked for together → the set and the sequence of the keys :func:`_field` looks
+#: up (made once per call site: a record is asked for ~25 fields)
+_SPELLINGS: dict[tuple[str, ...], tuple[frozenset[str], tuple[str, ...]]] = {}
+
+
 def _text(value: object | None) -> str:
+    """A field's value as one line of clean text ("" for null, an object or a list)."""
     if value is None or isinstance(value, dict | list):
         return ""
-    return " ".join(clean(str(value)).split())
+    return one_line(str(value))
 
 
 def _entry(record: object, position: int) -> Entry | None:
@@ -296,11 +264,12 @@ def _entry(record: object, position: int) -> Entry | None:
     year = _year(_field(record, "year"))
     if not venue and "short_id" in record:  # papertray's JSON export: its collection label
         venue, year = _venue_year(_text(record.get("collection")), year)
-    return replace(
-        entry, title=title or None, authors=tuple(_names(_field(record, "authors", "author"))),
-        year=year, venue=venue,
-        urls=tuple(dict.fromkeys(links)), code_url=code or entry.code_url, rich=True,
-        **_details(record), links=own)
+    fields = dict(title=title or None, authors=tuple(_names(_field(record, "authors", "author"))),
+                  year=year, venue=venue, urls=tuple(dict.fromkeys(links)),
+                  code_url=code or entry.code_url, rich=True, **_details(record), links=own)
+    for name, value in fields.items():  # (the entry is made here: set in place, not copied)
+        object.__setattr__(entry, name, value)
+    return entry
 
 
 def _details(record: dict) -> dict:

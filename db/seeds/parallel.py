@@ -25,7 +25,7 @@ from db.seeds.entry import Entry, SeedError
 from db.seeds.read import parse_file
 
 if TYPE_CHECKING:
-    from concurrent.futures import Future
+    from concurrent.futures import Future, ProcessPoolExecutor
     from multiprocessing.context import BaseContext
 
 #: ``(collection, entries, status, reason, prepared)``: status "loaded", "empty" or "error";
@@ -105,14 +105,8 @@ def _parse_in_pool(files: list[tuple[Path, bytes]], prepare: Callable[[list[Entr
     _start_resource_tracker()
     pool = ProcessPoolExecutor(workers(), mp_context=_context(), initializer=_worker_started)
     try:
-        submitted = []
-        for path, data in files:
-            parts = split(path, data) if join else None
-            if parts is None:
-                submitted.append((None, [pool.submit(parse_one, path, data, prepare)]))
-            else:
-                submitted.append((parts, [pool.submit(parse_one, parts.name, part, prepare)
-                                          for part in parts.parts]))
+        submitted = [_submit(pool, path, data, prepare, join is not None)
+                     for path, data in files]
         for i, (parts, futures) in enumerate(submitted):
             path, data = files[i]
             files[i] = (path, b"")
@@ -126,6 +120,25 @@ def _parse_in_pool(files: list[tuple[Path, bytes]], prepare: Callable[[list[Entr
             yield result
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _submit(pool: ProcessPoolExecutor, path: Path, data: bytes, prepare: Callable,
+            in_parts: bool) -> tuple[Parts | None, list[Future]]:
+    """The tasks of one file: ``(None, [its task])``, or with ``in_parts`` for a large file
+    ``(its parts, [a task for each])``; a gzip file's parts are handed to the pool as they are
+    cut (:func:`db.seeds.chunks.split`), so the workers parse the first while the rest is
+    expanded."""
+    handed: list[Future] = []
+    parts = split(path, data, lambda name, part: handed.append(
+        pool.submit(parse_one, name, part, prepare))) if in_parts else None
+    if parts is None or not parts.handed:
+        for future in handed:  # (a file found damaged after its first parts were handed)
+            future.cancel()
+    if parts is None:
+        return None, [pool.submit(parse_one, path, data, prepare)]
+    if parts.handed:
+        return parts, handed
+    return parts, [pool.submit(parse_one, parts.name, part, prepare) for part in parts.parts]
 
 
 def _result(future: Future, path: Path, data: bytes, prepare: Callable) -> Parsed:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from db.seeds import formats
+from db.seeds import formats, gz
 from db.seeds.decode import DecodeError, decode
 from db.seeds.entry import Entry, SeedError
 from db.seeds.plain import parse_text
@@ -25,7 +25,7 @@ def parse_file(path: Path, data: bytes,
     skipped = skipped if skipped is not None else []
     if name.endswith(".gz"):
         name = name[:-3]
-        data, note = formats.gunzip(data, lines=name.endswith((".jsonl", ".ndjson")))
+        data, note = gz.gunzip(data, lines=name.endswith((".jsonl", ".ndjson")))
         skipped += [note] if note else []
     if not data.strip():
         raise SeedError("empty", "empty file")
