@@ -212,3 +212,25 @@ def test_the_acronym_benchmark_prints_its_table(tmp_path: Path):
     # short alone, long alone, both, union; recall of the union before → after
     assert rows[2][3:] == ["3", "8", "3", "8", "38% → 100%", "100% → 100%"]
     assert "search latency" in out
+
+
+def test_a_pair_defined_twice_in_one_paper_keeps_the_same_spelling_in_any_order():
+    """A title and its abstract may define one pair in two spellings ("DeepSpeed model
+    training" and "deepspeed model training"): the spelling kept is the same whatever order the
+    pairs come in (a set's order changes from one process to the next)."""
+    from db.index.acronyms import ACRONYMS_DDL, track, write_found
+
+    title = "Scaling DeepSpeed Model Training (DMT) for All"
+    abstract = "We study deepspeed model training (DMT) at scale."
+    pairs = sorted(definitions(title) | definitions(abstract))
+    assert [(short, long) for short, long, _ in pairs] == [
+        ("dmt", "deepspeed model training"), ("dmt", "deepspeed model training")]
+    kept = set()
+    for order in (pairs, pairs[::-1]):
+        conn = sqlite3.connect(":memory:")
+        conn.execute("CREATE TABLE papers (rowid INTEGER PRIMARY KEY)")
+        conn.executescript(ACRONYMS_DDL)
+        track(conn)
+        write_found(conn, [(1, order)])
+        kept |= {row for row in conn.execute("SELECT short, long, shown FROM paper_acronyms")}
+    assert kept == {("dmt", "deepspeed model training", "DeepSpeed model training")}

@@ -241,7 +241,7 @@ def write_found(conn: sqlite3.Connection, papers) -> None:
     (:func:`db.index.rows.prepare_file` finds them where the papers are parsed)."""
     rows = []
     for rowid, pairs in papers:
-        rows += [(rowid, *p) for p in pairs]
+        rows += [(rowid, *p) for p in sorted(pairs)]  # (a pair written twice: the first kept)
     conn.executemany("INSERT OR IGNORE INTO paper_acronyms(paper, short, long, shown) "
                      "VALUES (?, ?, ?, ?)", rows)
     conn.executemany("INSERT OR IGNORE INTO temp.acronyms_changed(short) VALUES (?)",
