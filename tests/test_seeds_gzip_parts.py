@@ -12,6 +12,7 @@ import pytest
 import db.seeds.chunks
 from db.seeds import gz
 from db.seeds.chunks import split
+from db.seeds.entry import SeedError
 from tests.db_support import DATA
 
 SAMPLE = DATA / "formats" / "icml_sample.jsonl"
@@ -95,3 +96,30 @@ def test_a_small_or_utf16_file_is_read_whole_and_nothing_is_handed(small_parts) 
     utf16 = _lines(200).decode().encode("utf-16")
     assert _cut(Path("a.jsonl.gz"), gzip.compress(utf16)) == (None, [])
     assert split(Path("a.jsonl.gz"), gzip.compress(utf16)) is None
+
+
+def test_damaged_deflate_data_is_a_file_in_error_not_a_crash(small_parts, tmp_path) -> None:
+    """A bit flipped in the deflate data makes zlib raise ``zlib.error`` (no OSError) where
+    the first 64 KiB are looked at: the file is not cut, :func:`gz.gunzip` says it is not a
+    readable gzip file, and a sync reports it in error and loads the other seed files."""
+    from db import Library
+    from tests.db_support import FILE_A, SHIPPED_SEEDS
+
+    data = gzip.compress(_lines(300), mtime=0)
+    bad = data[:500] + bytes([data[500] ^ 0xFF]) + data[501:]
+    assert not gz.head_ok(bad)
+    assert _cut(Path("papers.jsonl.gz"), bad) == (None, [])
+    with pytest.raises(SeedError, match="not a readable gzip file"):
+        gz.gunzip(bad, lines=True)
+    seeds = tmp_path / "seeds"
+    seeds.mkdir()
+    (seeds / "papers.jsonl.gz").write_bytes(bad)
+    (seeds / FILE_A).write_bytes((SHIPPED_SEEDS / FILE_A).read_bytes())
+    lib = Library([seeds], tmp_path / "data")
+    try:
+        report = lib.sync()
+        assert {f.path: f.status for f in report.files} == {"papers.jsonl.gz": "error",
+                                                            FILE_A: "loaded"}
+        assert report.papers == lib.search("").total > 0
+    finally:
+        lib.close()
