@@ -366,3 +366,21 @@ def test_partial_matches_are_counted_beside_the_ranking(tmp_path):
     assert len(lib._db._idle) == 1  # the helper threads' connections: one pair, reused
     assert not [t for t in threading.enumerate() if t.name == "papertray-beside"]
     lib.close()
+
+
+def test_a_stem_or_prefix_under_3_letters_matches_the_longer_words_it_begins():
+    """Porter keeps a word's start, so a word whose stem is "ai" ("AIs") or that begins with a
+    short prefix ("ra" of ``x-ra*``) begins with it: ``_Matcher`` finds those words as a plain
+    loop does, in ASCII and other text."""
+    from db.search.highlight import stem
+    from db.search.rerank import Slot, _Matcher
+
+    assert (stem("ais"), stem("rls"), stem("as")) == ("ai", "rl", "a")
+    found = [Slot(frozenset({"ai"}), "", 1, "", idf=2.0, word="ai"),
+             Slot(frozenset({"rl"}), "", 1, "", idf=2.0, word="rl"),
+             Slot(frozenset(), "ra", 1, "", idf=1.0, word="ra")]
+    match = _Matcher(found)
+    expected = ([[1, 3], [5], [6, 7]], 8)
+    assert match.positions("Large AIs and AI, with RLs: rays ranking") == expected
+    assert match.positions("Large AIs and AI, with RLs: rays ranking — é") == (
+        expected[0], 9)

@@ -12,6 +12,7 @@ import pytest
 import db.seeds.chunks
 from db.seeds import gz
 from db.seeds.chunks import split
+from db.seeds.entry import SeedError
 from tests.db_support import DATA
 
 SAMPLE = DATA / "formats" / "icml_sample.jsonl"
@@ -95,3 +96,66 @@ def test_a_small_or_utf16_file_is_read_whole_and_nothing_is_handed(small_parts) 
     utf16 = _lines(200).decode().encode("utf-16")
     assert _cut(Path("a.jsonl.gz"), gzip.compress(utf16)) == (None, [])
     assert split(Path("a.jsonl.gz"), gzip.compress(utf16)) is None
+
+
+def test_damaged_deflate_data_is_a_file_in_error_not_a_crash(small_parts, tmp_path) -> None:
+    """A bit flipped in the deflate data makes zlib raise ``zlib.error`` (no OSError) where
+    the first 64 KiB are looked at: the file is not cut, :func:`gz.gunzip` says it is not a
+    readable gzip file, and a sync reports it in error and loads the other seed files."""
+    from db import Library
+    from tests.db_support import FILE_A, SHIPPED_SEEDS
+
+    data = gzip.compress(_lines(300), mtime=0)
+    bad = data[:500] + bytes([data[500] ^ 0xFF]) + data[501:]
+    assert not gz.head_ok(bad)
+    assert _cut(Path("papers.jsonl.gz"), bad) == (None, [])
+    with pytest.raises(SeedError, match="not a readable gzip file"):
+        gz.gunzip(bad, lines=True)
+    seeds = tmp_path / "seeds"
+    seeds.mkdir()
+    (seeds / "papers.jsonl.gz").write_bytes(bad)
+    (seeds / FILE_A).write_bytes((SHIPPED_SEEDS / FILE_A).read_bytes())
+    lib = Library([seeds], tmp_path / "data")
+    try:
+        report = lib.sync()
+        assert {f.path: f.status for f in report.files} == {"papers.jsonl.gz": "error",
+                                                            FILE_A: "loaded"}
+        assert report.papers == lib.search("").total > 0
+    finally:
+        lib.close()
+
+
+def test_a_line_longer_than_many_blocks_is_cut_as_the_whole_file(small_parts, monkeypatch
+                                                                  ) -> None:
+    """A record longer than many expanded blocks is gathered in place and searched on from
+    where the last search stopped: the parts are still those of the file expanded whole."""
+    blocks = gz.blocks
+    monkeypatch.setattr(gz, "blocks", lambda data: blocks(data, 997))
+    lines = _lines(30) + b'{"abstract": "' + b"long " * 40_000 + b'"}\n' + _lines(30)
+    data = gzip.compress(lines)
+    streamed, handed = _cut(Path("papers.jsonl.gz"), data)
+    whole = split(Path("papers.jsonl.gz"), data)
+    assert streamed is not None and whole is not None and streamed.handed
+    assert handed == streamed.parts == whole.parts and len(handed) >= 10
+    assert max(map(len, handed)) > 200_000
+
+
+def test_line_ends_of_cr_alone_are_not_gathered_in_quadratic_time() -> None:
+    """A gzip JSON Lines file with no LF (line ends of CR alone: no part can be cut) is
+    expanded in about the time of the same file with LF line ends, not copied and searched
+    again at every block (31 MiB: 5 times as long before, twice now)."""
+    import time
+    import zlib
+
+    records = _lines(3000) * 3
+    took = {}
+    for eol in (b"\n", b"\r"):
+        data = zlib.compress(records.replace(b"\n", eol), 1, wbits=31)
+        best = []
+        for _ in range(3):
+            start = time.perf_counter()
+            split(Path("papers.jsonl.gz"), data, lambda name, part: None)
+            best.append(time.perf_counter() - start)
+        took[eol] = min(best)
+    assert len(records) > 30 << 20
+    assert took[b"\r"] < 3.5 * took[b"\n"], took

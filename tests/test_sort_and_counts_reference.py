@@ -12,7 +12,6 @@ from pathlib import Path
 import pytest
 
 from db import Library
-from db.index.generation import generation
 from db.library import saved as library_saved
 from db.marks import saved as saved_db
 from db.search import order
@@ -105,7 +104,8 @@ def test_saved_counts_are_the_counts_taken_hit_by_hit(
         lib.set_note(other, "reinforcement learning model notes")
         check()
         assert lib.saved_search("s2").arrived == 1
-        assert saved_db.seen_generation(lib._marks(), "s2") == generation(lib._index())
+        assert saved_db.seen_generation(lib._marks(), "s2") == library_saved._found_in(
+            lib._index(), lib._hit_condition(lib.saved_search("s2").search))
         shutil.copy2(SHIPPED_SEEDS / FILE_B, seeds / FILE_B)  # a new index: papers arrive
         lib.sync()
         check()
@@ -113,5 +113,31 @@ def test_saved_counts_are_the_counts_taken_hit_by_hit(
         lib.open_saved("s2")
         seen["s2"] = _seen(lib, searches["s2"][0])
         check()
+    finally:
+        lib.close()
+
+
+def test_arrivals_follow_a_rewrite_that_a_note_changed_in_the_same_index(
+        tmp_path: Path) -> None:
+    """A word that a note has is no typo: saved while a note had "learnnig", "graph
+    learnnig" found the note's paper alone; once the note is gone it is corrected to "graph
+    learning" and finds 12 papers of an unchanged index, 11 of them arrived, as counted hit by
+    hit."""
+    seeds = tmp_path / "seeds"
+    seeds.mkdir()
+    shutil.copy2(SHIPPED_SEEDS / FILE_A, seeds / FILE_A)
+    lib = Library([seeds], tmp_path / "data")
+    lib.sync()
+    try:
+        query = "graph learnnig"
+        noted = ids(all_hits(lib, ""))[0]
+        lib.set_note(noted, "learnnig")
+        lib.save_search("typo", query, "all")
+        seen = _seen(lib, query)
+        assert len(seen) == 1
+        lib.set_note(noted, "")
+        counts = lib.saved_search("typo")
+        assert (counts.total, counts.new, counts.arrived) == _counted(lib, query, None, seen)
+        assert (counts.total, counts.arrived) == (12, 11)
     finally:
         lib.close()

@@ -2,12 +2,13 @@
 :class:`db.Library`): stored in the marks file by :mod:`db.marks.saved`, counted against the
 index by the search's own set of hits (:class:`db.search.rank.HitSet`): its size from FTS5 when
 that alone finds it, the marked papers tested for being hits, and the arrived papers counted
-hit by hit only when the index is not the one of the latest opening
-(:mod:`db.index.generation`).
+hit by hit only when the index (:mod:`db.index.generation`) or the query's words as
+rewritten are not those of the latest opening (:func:`_found_in`).
 """
 
 from __future__ import annotations
 
+import hashlib
 import sqlite3
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -56,8 +57,7 @@ class SavedSearches:
         saved_db.check(status, sort)
         stamp = now()
         search = SavedSearch(saved_db.clean_name(name), query, status, sort, stamp, stamp)
-        return search, saved_db.save(self._marks(), search, self._seen_ids(search),
-                                     generation(self._index()))
+        return search, saved_db.save(self._marks(), search, *self._seen(search))
 
     @recovering
     def saved_searches(self) -> list[SavedCounts]:
@@ -78,8 +78,7 @@ class SavedSearches:
         search = saved_db.get(self._marks(), name)
         result = self.search(search.query, _status(search), limit, offset, typing=True,
                              sort=search.sort)
-        saved_db.opened(self._marks(), search.name, self._seen_ids(search),
-                        generation(self._index()))
+        saved_db.opened(self._marks(), search.name, *self._seen(search))
         return search, result
 
     def remove_saved(self, name: str) -> SavedSearch:
@@ -116,7 +115,7 @@ class SavedSearches:
         clauses = ["NOT EXISTS (SELECT 1 FROM m.saved_seen s WHERE s.name = ? "
                    "AND s.paper_id = p.id)"]
         params = [search.name]
-        if saved_db.seen_generation(index, search.name, "m.") == generation(index):
+        if saved_db.seen_generation(index, search.name, "m.") == _found_in(index, hits):
             if not hits.noted:
                 return 0
             source, papers = _NOTED, self._tested(hits, "m.notes")
@@ -147,11 +146,15 @@ class SavedSearches:
                                             (search.name,))}
         return sum(i not in marked for i in ids), sum(i not in seen for i in ids)
 
-    def _seen_ids(self, search: SavedSearch) -> list[str]:
+    def _seen(self, search: SavedSearch) -> tuple[list[str], str]:
         """The ids of the papers ``search`` counts as seen now: those its query finds whatever
         their status or tags, so that a paper that only changed status (marked, then set back
-        to new) has not arrived when its filter lists it again."""
-        return self._hit_ids(search, reader_filters=False)
+        to new) has not arrived when its filter lists it again; and what they were found by
+        (:func:`_found_in`)."""
+        if _ranked_list(search):
+            return self._hit_ids(search, reader_filters=False), generation(self._index())
+        hits = self._hit_condition(search, reader_filters=False)
+        return self._ids(hits.condition), _found_in(self._index(), hits)
 
     def _hit_ids(self, search: SavedSearch, reader_filters: bool = True) -> list[str]:
         """The ids of every paper ``search`` finds (of a ``like:`` query, its first
@@ -161,7 +164,11 @@ class SavedSearches:
             status = _status(search) if reader_filters else None
             return [h.id for h in self.search(search.query, status, LIKE_LIMIT,
                                                typing=True).hits]
-        papers = self._hit_condition(search, reader_filters).condition
+        return self._ids(self._hit_condition(search, reader_filters).condition)
+
+    def _ids(self, papers: tuple[str, list] | None) -> list[str]:
+        """The ids of the papers that meet ``papers`` (an SQL condition on ``papers p`` and its
+        mark ``k``, with its parameters; None: every paper)."""
         where = f" WHERE {papers[0]}" if papers else ""
         return [r[0] for r in self._index().execute(
             f"SELECT p.id FROM papers p LEFT JOIN m.marks k ON k.paper_id = p.id{where}",
@@ -190,6 +197,15 @@ _NOTED = ("FROM m.notes n CROSS JOIN papers p "
 #: paper at 87,000 abstracts for two common words), at and above which the hits are listed
 #: first (15-40 ms for 80,000 hits).
 PROBE_AT = 500
+
+
+def _found_in(index: sqlite3.Connection, hits: HitSet) -> str:
+    """What a saved search's hits ``hits`` are found by: the generation of the index
+    (:func:`db.index.generation.generation`) and the FTS5 expression of the query's words as
+    rewritten now (the rewrite reads the notes too: a word that a note has is no typo, so
+    "graph learnnig" finds other papers once no note has "learnnig"), as a digest. While it is
+    the same, the words find the same papers."""
+    return hashlib.sha256(repr((generation(index), hits.words)).encode()).hexdigest()
 
 
 def _count(conn: sqlite3.Connection, source: str, papers: tuple[str, list] | None) -> int:

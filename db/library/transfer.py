@@ -18,7 +18,7 @@ if TYPE_CHECKING:  # imported by the commands that need them (a warm `stats` nee
 
 class MarksTransfer:
     """Export and import of the marks of a :class:`db.Library` (which provides ``_index``,
-    ``_marks``, ``_describe`` and, of :class:`~db.library.saved.SavedSearches`, ``_seen_ids``)."""
+    ``_marks``, ``_describe`` and, of :class:`~db.library.saved.SavedSearches`, ``_seen``)."""
 
     def export_marks(self) -> dict:
         """Every mark (and reset to new), note, tag and saved search as the JSON data of a
@@ -45,7 +45,7 @@ class MarksTransfer:
                                         annotations, self._describe)
         added, summary.saved_invalid = saved_db.merge(self._marks(), saved)
         for search in added:  # what they find here now is what they found when carried
-            saved_db.opened(self._marks(), search.name, self._seen_ids(search))
+            saved_db.opened(self._marks(), search.name, *self._seen(search))
         summary.saved = len(added)
         return summary
 

@@ -102,8 +102,9 @@ def opened(conn: sqlite3.Connection, name: str, seen: Iterable[str],
 
 
 def seen_generation(conn: sqlite3.Connection, name: str, schema: str = "") -> str | None:
-    """The generation of the index in which the saved search ``name`` found its seen papers
-    (None: not known, as for one saved or repaired by an older papertray)."""
+    """What the saved search ``name`` found its seen papers by: the digest of the generation
+    of the index and of its words as rewritten then (:func:`db.library.saved._found_in`; None:
+    not known, as for one saved or repaired by an older papertray)."""
     row = conn.execute(f"SELECT generation FROM {schema}saved_seen_index WHERE name = ?",
                        (name,)).fetchone()
     return row[0] if row else None

@@ -86,12 +86,14 @@ class HitSet:
     ``counted`` its size when FTS5 alone finds the set (nothing filtered or found by a note:
     counted by FTS5, 87,000 abstracts: the 21,000 papers with any of three words in 2 ms,
     against 55 ms through ``papers``; None otherwise); ``noted`` the ids of the papers whose note
-    has every word."""
+    has every word; ``words`` the FTS5 expression of the words matched (None: filters alone),
+    as rewritten now."""
 
     condition: tuple[str, list] | None
     probe: tuple[str, list] | None
     counted: int | None
     noted: tuple[str, ...]
+    words: str | None = None
 
 
 def hit_sets(conn: sqlite3.Connection, q: Query, m: Matches) -> HitSet:
@@ -104,7 +106,7 @@ def hit_sets(conn: sqlite3.Connection, q: Query, m: Matches) -> HitSet:
     prefix = any(t.prefix for t in (*q.positive, *q.authors))
     return HitSet(_condition(m, expression, _WITHIN),
                   None if prefix else _condition(m, expression, _PROBED), counted,
-                  tuple(m.noted))
+                  tuple(m.noted), expression)
 
 
 #: a paper has the words of an FTS5 expression (the one parameter): the matches listed first,

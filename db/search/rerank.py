@@ -235,6 +235,20 @@ def _alternatives(words: Iterable[str]) -> str:
     return "|".join(map(re.escape, words))
 
 
+def _candidates(starts: Iterable[str], acronyms: Iterable[str]) -> str | None:
+    """The pattern of :class:`_Matcher`'s candidate words (group 1) in folded words separated
+    by spaces: a word that begins with one of ``starts``, or is one of ``acronyms``; None when
+    there are neither."""
+    begins, whole = sorted(starts), sorted(acronyms, key=lambda w: (-len(w), w))
+    either = [f"(?:{_alternatives(begins)})[^\\W_]*"] if begins else []
+    if whole:
+        either.append(f"(?:{_alternatives(whole)})(?= )")
+    if not either:
+        return None
+    firsts = _alternatives(sorted({w[0] for w in (*begins, *whole)}))
+    return f" (?={firsts})({'|'.join(either)})"
+
+
 class _Matcher:
     """Finds the query's words in texts; which slots a word matches is worked out (stemmed)
     once per distinct word and remembered for the next text."""
@@ -243,34 +257,23 @@ class _Matcher:
         """``found``: the query's slots, their idf set."""
         self.weigh(found)
         self.slots_of: dict[str, tuple[int, ...]] = {}
-        # the first 3 letters of every stem and prefix; a shorter stem ("ai") stands for itself
+        # the first 3 letters of every stem and prefix, or the whole of a shorter one: Porter
+        # keeps a word's start, so a word that matches begins with one ("ai": "AIs")
         self.starts = {w[:3] for s in found for w in (*s.stems, s.prefix) if w}
+        self._short = any(len(w) < 3 for w in self.starts)
         # The words that may match are found by one pattern over the text's folded words
-        # separated by spaces: " " and a start of 3 letters, or a whole shorter start or
-        # acronym; a lookahead for their first letters makes the pattern give up on any other
-        # word at once. Every other word is neither hashed nor looked at (an abstract of ~180
-        # words: ~15 µs).
-        long = sorted(w for w in self.starts if len(w) == 3)
-        whole = sorted({*(w for w in self.starts if len(w) < 3), *self.acronyms},
-                       key=lambda w: (-len(w), w))
-        either = [f"(?:{_alternatives(long)})[^\\W_]*"] if long else []
-        if whole:
-            either.append(f"(?:{_alternatives(whole)})(?= )")
-        firsts = _alternatives(sorted({w[0] for w in (*long, *whole)}))
-        pattern = f" (?={firsts})({'|'.join(either)})" if either else None
+        # separated by spaces: " " and a word that begins with a start, or a whole acronym; a
+        # lookahead for their first letters makes the pattern give up on any other word at
+        # once. Every other word is neither hashed nor looked at (an abstract of ~180 words:
+        # ~15 µs).
+        pattern = _candidates(self.starts, self.acronyms)
         self._pattern, self._candidate = pattern, None  # compiled for the first other text
         # ASCII text is searched as bytes (translated, never split into words): the words
         # that are not ASCII cannot be in it
-        ascii_pattern = pattern and pattern.isascii() and pattern
-        if pattern and not ascii_pattern:
-            ascii_long, ascii_whole = [w for w in long if w.isascii()], [
-                w for w in whole if w.isascii()]
-            either = [f"(?:{_alternatives(ascii_long)})[^\\W_]*"] if ascii_long else []
-            if ascii_whole:
-                either.append(f"(?:{_alternatives(ascii_whole)})(?= )")
-            firsts = _alternatives(sorted({w[0] for w in (*ascii_long, *ascii_whole)}))
-            ascii_pattern = f" (?={firsts})({'|'.join(either)})" if either else None
-        self._ascii = re.compile(ascii_pattern.encode("ascii")) if ascii_pattern else None
+        if pattern and not pattern.isascii():
+            pattern = _candidates({w for w in self.starts if w.isascii()},
+                                  [w for w in self.acronyms if w.isascii()])
+        self._ascii = re.compile(pattern.encode("ascii")) if pattern else None
 
     def weigh(self, found: list[Slot]) -> None:
         """What :func:`_score` takes of the query's slots ``found`` (their idf set), once."""
@@ -299,7 +302,9 @@ class _Matcher:
         prefix; remembered."""
         found = self.slots_of.get(word)
         if found is None:
-            if word[:3] not in self.starts:  # Porter keeps a word's start: it cannot match
+            if word[:3] not in self.starts and not (self._short and (
+                    word[:1] in self.starts or word[:2] in self.starts)):
+                # Porter keeps a word's start: it cannot match
                 found = ()
             else:
                 st = stem(word)

@@ -139,7 +139,10 @@ def _streamed_parts(name: Path, data: bytes, on_cut: OnCut) -> Parts | None:
     (the last at the end), none before the first 64 KiB expanded are known not to be UTF-16.
     Raises :class:`gz.Unusual` where :func:`gz.gunzip` would say something of the file."""
     cut: list[tuple[int, bytes]] = []
-    pending, total, lines, checked = b"", 0, 0, False
+    # pending grows in place and is searched from where the last search stopped: a line
+    # longer than a part (or line ends of CR alone) is not copied and searched again at every
+    # block (62 MiB of CR-ended lines: 1.3 s, against 0.1 for LF)
+    pending, searched, total, lines, checked = bytearray(), 0, 0, 0, False
     for block in gz.blocks(data):
         pending += block
         total += len(block)
@@ -147,12 +150,17 @@ def _streamed_parts(name: Path, data: bytes, on_cut: OnCut) -> Parts | None:
             if _utf16(pending):
                 return None
             checked = True
-        while checked and (end := pending.find(b"\n", PART_BYTES)) + 1 not in (0, len(pending)):
-            part, pending = pending[:end + 1], pending[end + 1:]
+        while checked:
+            end = pending.find(b"\n", max(PART_BYTES, searched))
+            if end + 1 in (0, len(pending)):  # none, or the last byte: cut with what follows
+                searched = len(pending) if end < 0 else end
+                break
+            part, searched = bytes(pending[:end + 1]), 0
+            del pending[:end + 1]
             cut.append((len(part), b"\n" * lines + part))
             lines += part.count(b"\n")
             on_cut(name, cut[-1][1])
-    rest = list(_jsonl_parts(pending, lines))
+    rest = list(_jsonl_parts(bytes(pending), lines))
     if len(cut) + len(rest) < 2 or (not checked and _utf16(pending)):
         return None  # (small, or UTF-16: read whole, as split() says; nothing was handed)
     for at in range(len(rest)):

@@ -33,7 +33,7 @@ def gunzip(data: bytes, lines: bool = False) -> tuple[bytes, str]:
             out = fh.read(MAX_EXPANDED_BYTES + 1)
     except DecodeError as exc:
         raise SeedError("error", str(exc)) from None
-    except (OSError, EOFError) as exc:
+    except (OSError, EOFError, zlib.error) as exc:  # (zlib.error: damaged deflate data)
         out = _gunzip_start(data) if lines and isinstance(exc, EOFError) else b""
         if b"\n" not in out:
             raise SeedError("error", f"not a readable gzip file ({exc})") from None
@@ -58,7 +58,7 @@ def head_ok(data: bytes) -> bool:
     try:
         with gzip.GzipFile(fileobj=io.BytesIO(data)) as fh:
             _check_head(fh)
-    except (DecodeError, OSError, EOFError):
+    except (DecodeError, OSError, EOFError, zlib.error):
         return False
     return True
 
