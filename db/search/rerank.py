@@ -231,21 +231,17 @@ def _words(text: str) -> list[str]:
     return _WORD_RE.findall(text.lower())
 
 
-def _alternatives(words: Iterable[str]) -> str:
-    return "|".join(map(re.escape, words))
-
-
 def _candidates(starts: Iterable[str], acronyms: Iterable[str]) -> str | None:
     """The pattern of :class:`_Matcher`'s candidate words (group 1) in folded words separated
     by spaces: a word that begins with one of ``starts``, or is one of ``acronyms``; None when
-    there are neither."""
-    begins, whole = sorted(starts), sorted(acronyms, key=lambda w: (-len(w), w))
-    either = [f"(?:{_alternatives(begins)})[^\\W_]*"] if begins else []
-    if whole:
-        either.append(f"(?:{_alternatives(whole)})(?= )")
+    there are neither. A lookahead for their first letters gives up on any other word at once."""
+    starts, acronyms = sorted(starts), sorted(acronyms, key=lambda w: (-len(w), w))
+    either = [f"(?:{'|'.join(map(re.escape, starts))})[^\\W_]*"] if starts else []
+    if acronyms:
+        either.append(f"(?:{'|'.join(map(re.escape, acronyms))})(?= )")
     if not either:
         return None
-    firsts = _alternatives(sorted({w[0] for w in (*begins, *whole)}))
+    firsts = "|".join(map(re.escape, sorted({w[0] for w in (*starts, *acronyms)})))
     return f" (?={firsts})({'|'.join(either)})"
 
 
@@ -261,15 +257,11 @@ class _Matcher:
         # keeps a word's start, so a word that matches begins with one ("ai": "AIs")
         self.starts = {w[:3] for s in found for w in (*s.stems, s.prefix) if w}
         self._short = any(len(w) < 3 for w in self.starts)
-        # The words that may match are found by one pattern over the text's folded words
-        # separated by spaces: " " and a word that begins with a start, or a whole acronym; a
-        # lookahead for their first letters makes the pattern give up on any other word at
-        # once. Every other word is neither hashed nor looked at (an abstract of ~180 words:
-        # ~15 µs).
+        # The words that may match are found by one pattern (_candidates); every other word is
+        # neither hashed nor looked at (an abstract of ~180 words: ~15 µs). ASCII text is
+        # searched as bytes, translated, never split into words (no other word is in it).
         pattern = _candidates(self.starts, self.acronyms)
         self._pattern, self._candidate = pattern, None  # compiled for the first other text
-        # ASCII text is searched as bytes (translated, never split into words): the words
-        # that are not ASCII cannot be in it
         if pattern and not pattern.isascii():
             pattern = _candidates({w for w in self.starts if w.isascii()},
                                   [w for w in self.acronyms if w.isascii()])
@@ -400,7 +392,7 @@ def _score(match: _Matcher, head: str, body: str) -> float:
     together = 0.0
     for i, weight in match.pairs:
         after = in_body[i + 1]
-        if after and any(a + 1 in after or a + GAP in after for a in in_body[i]):
+        if after and any(a + step in after for a in in_body[i] for step in _STEPS):
             together += weight
     order = together / match.pair_weight if match.pair_weight else 0.0
     return (matched / (total * (K1 + 1)) + ORDER_WEIGHT * order + EARLY_WEIGHT * early / total
