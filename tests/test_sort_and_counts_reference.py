@@ -70,15 +70,21 @@ def _seen(lib: Library, query: str) -> set[str]:
     return set(ids(lib.search(query, None, limit=10_000, typing=True).hits))
 
 
-@pytest.mark.parametrize("probe_at", [0, 10**9])
-def test_saved_counts_are_the_counts_taken_hit_by_hit(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, probe_at: int) -> None:
-    monkeypatch.setattr(library_saved, "PROBE_AT", probe_at)
+def _synced_file_a(tmp_path: Path) -> tuple[Path, Library]:
+    """A library of the first shipped seed file alone, synced: its seed folder and it."""
     seeds = tmp_path / "seeds"
     seeds.mkdir()
     shutil.copy2(SHIPPED_SEEDS / FILE_A, seeds / FILE_A)
     lib = Library([seeds], tmp_path / "data")
     lib.sync()
+    return seeds, lib
+
+
+@pytest.mark.parametrize("probe_at", [0, 10**9])
+def test_saved_counts_are_the_counts_taken_hit_by_hit(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, probe_at: int) -> None:
+    monkeypatch.setattr(library_saved, "PROBE_AT", probe_at)
+    seeds, lib = _synced_file_a(tmp_path)
     try:
         searches = {f"s{n}": (q, status) for n, (q, status) in enumerate(
             [(q, None) for q in QUERIES] + [("learning", "new"), ("learning", "read"),
@@ -123,11 +129,7 @@ def test_arrivals_follow_a_rewrite_that_a_note_changed_in_the_same_index(
     learnnig" found the note's paper alone; once the note is gone it is corrected to "graph
     learning" and finds 12 papers of an unchanged index, 11 of them arrived, as counted hit by
     hit."""
-    seeds = tmp_path / "seeds"
-    seeds.mkdir()
-    shutil.copy2(SHIPPED_SEEDS / FILE_A, seeds / FILE_A)
-    lib = Library([seeds], tmp_path / "data")
-    lib.sync()
+    _, lib = _synced_file_a(tmp_path)
     try:
         query = "graph learnnig"
         noted = ids(all_hits(lib, ""))[0]
