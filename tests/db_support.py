@@ -35,6 +35,17 @@ FILE_A = "000_cd03ecd68f8352ab.txt"  # header "ICML 2025 论文列表", 19 abstr
 FILE_B = "002_877e65d5360e0aa3.txt"  # header "ICML 2025 Papers", 19 abstracts
 
 
+def synced_file_a(tmp_path: Path) -> tuple[Path, Library]:
+    """A library of the first shipped seed file alone (:data:`FILE_A`), synced: its seed
+    folder (the other file may be added later) and it."""
+    seeds = tmp_path / "seeds"
+    seeds.mkdir()
+    shutil.copy2(SHIPPED_SEEDS / FILE_A, seeds / FILE_A)
+    lib = Library([seeds], tmp_path / "data")
+    lib.sync()
+    return seeds, lib
+
+
 def copy_seeds(target: Path, *sources: Path) -> Path:
     """Copy every ``*.txt`` of the given folders into ``target`` (created); returns ``target``."""
     target.mkdir(parents=True, exist_ok=True)

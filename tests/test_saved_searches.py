@@ -15,7 +15,7 @@ import pytest
 from db import Library, LibraryError
 from db.marks import repair
 from db.marks.saved import HISTORY_MAX
-from tests.db_support import FILE_A, FILE_B, SHIPPED_SEEDS, all_hits, ids
+from tests.db_support import FILE_B, SHIPPED_SEEDS, all_hits, ids, synced_file_a
 
 
 def _counts(lib: Library) -> dict[str, tuple[int, int, int]]:
@@ -25,11 +25,7 @@ def _counts(lib: Library) -> dict[str, tuple[int, int, int]]:
 @pytest.fixture
 def half(tmp_path: Path) -> tuple[Library, Path]:
     """A library of one shipped seed file; the other can be added later."""
-    seeds = tmp_path / "seeds"
-    seeds.mkdir()
-    shutil.copy2(SHIPPED_SEEDS / FILE_A, seeds / FILE_A)
-    lib = Library([seeds], tmp_path / "data")
-    lib.sync()
+    seeds, lib = synced_file_a(tmp_path)
     yield lib, seeds
     lib.close()
 

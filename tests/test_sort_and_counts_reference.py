@@ -15,7 +15,7 @@ from db import Library
 from db.library import saved as library_saved
 from db.marks import saved as saved_db
 from db.search import order
-from tests.db_support import FILE_A, FILE_B, SHIPPED_SEEDS, all_hits, ids
+from tests.db_support import FILE_B, SHIPPED_SEEDS, all_hits, ids, synced_file_a
 
 QUERIES = ("", "learning", "reinforcement learning", "graph zebra quantum", "is:new model",
            "learning -language", "network has:code", "policy OR graph", "deep neural net")
@@ -70,21 +70,11 @@ def _seen(lib: Library, query: str) -> set[str]:
     return set(ids(lib.search(query, None, limit=10_000, typing=True).hits))
 
 
-def _synced_file_a(tmp_path: Path) -> tuple[Path, Library]:
-    """A library of the first shipped seed file alone, synced: its seed folder and it."""
-    seeds = tmp_path / "seeds"
-    seeds.mkdir()
-    shutil.copy2(SHIPPED_SEEDS / FILE_A, seeds / FILE_A)
-    lib = Library([seeds], tmp_path / "data")
-    lib.sync()
-    return seeds, lib
-
-
 @pytest.mark.parametrize("probe_at", [0, 10**9])
 def test_saved_counts_are_the_counts_taken_hit_by_hit(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, probe_at: int) -> None:
     monkeypatch.setattr(library_saved, "PROBE_AT", probe_at)
-    seeds, lib = _synced_file_a(tmp_path)
+    seeds, lib = synced_file_a(tmp_path)
     try:
         searches = {f"s{n}": (q, status) for n, (q, status) in enumerate(
             [(q, None) for q in QUERIES] + [("learning", "new"), ("learning", "read"),
@@ -129,7 +119,7 @@ def test_arrivals_follow_a_rewrite_that_a_note_changed_in_the_same_index(
     learnnig" found the note's paper alone; once the note is gone it is corrected to "graph
     learning" and finds 12 papers of an unchanged index, 11 of them arrived, as counted hit by
     hit."""
-    _, lib = _synced_file_a(tmp_path)
+    _, lib = synced_file_a(tmp_path)
     try:
         query = "graph learnnig"
         noted = ids(all_hits(lib, ""))[0]

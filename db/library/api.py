@@ -111,8 +111,7 @@ class Library(SavedSearches, MarksTransfer):
 
         Also notices a file that another papertray replaced by name (a damaged index set aside
         and built anew, a deleted cache, an unreadable marks file rebuilt): the connections move
-        to the new file.
-        """
+        to the new file."""
         self._db.follow_replaced_files()
         return sync_db.index_is_stale(self._index(), self.seed_paths)
 
